@@ -1,0 +1,456 @@
+package io.inlet.core;
+
+import io.inlet.annotation.PublicEvolving;
+import io.inlet.core.event.ChangeEvent;
+import io.inlet.core.event.ChangeEventTypeInfo;
+import io.inlet.core.internal.ChangeEventMetrics;
+import io.inlet.core.spi.ChangeSink;
+import io.inlet.core.spi.ChangeSource;
+import io.inlet.core.spi.ChangeTransform;
+import io.inlet.core.spi.FactoryDiscovery;
+import io.inlet.core.spi.SinkContext;
+import io.inlet.core.spi.SourceContext;
+import io.inlet.core.spi.TransformContext;
+import io.inlet.core.table.TableDescriptor;
+
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.CheckpointConfig;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * A change-data pipeline: one source, any transforms, one or more sinks, wired onto a Flink {@link
+ * StreamExecutionEnvironment}. {@link Builder#build()} validates the whole job before anything runs
+ * and reports every problem it finds, each with its fix: checkpointing off while a sink commits on
+ * checkpoints, a table without a primary key for an upsert sink, a transform naming a column that
+ * does not exist, two sinks writing the same table.
+ *
+ * <pre>{@code
+ * Pipeline pipeline = Pipeline.builder()
+ *     .source("mysql-cdc", Map.of("hostname", "db", "username", "cdc", "password", secret,
+ *                                  "database-name", "shop", "table-name", "orders|customers"))
+ *     .transform(RouteTransform.builder().route("shop\\.(.*)", "lake.$1").build())
+ *     .transform(MetadataTransform.builder().columns("_op, _source_ts").build())
+ *     .sink("iceberg", Map.of("catalog-type", "hadoop", "warehouse", "file:///data/warehouse"))
+ *     .jobName("shop-to-lake")
+ *     .build();
+ * pipeline.execute();
+ * }</pre>
+ */
+@PublicEvolving
+public final class Pipeline {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Pipeline.class);
+
+    private final StreamExecutionEnvironment env;
+    private final String jobName;
+    private final List<TableDescriptor> sourceTables;
+    private final List<TableDescriptor> sinkTables;
+
+    private Pipeline(
+            StreamExecutionEnvironment env,
+            String jobName,
+            List<TableDescriptor> sourceTables,
+            List<TableDescriptor> sinkTables) {
+        this.env = env;
+        this.jobName = jobName;
+        this.sourceTables = sourceTables;
+        this.sinkTables = sinkTables;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Runs the job and waits for it to end (a streaming job ends when cancelled or failed). */
+    public JobExecutionResult execute() throws Exception {
+        return env.execute(jobName);
+    }
+
+    /** Submits the job and returns at once; the {@link JobClient} controls it. */
+    public JobClient executeAsync() throws Exception {
+        return env.executeAsync(jobName);
+    }
+
+    /** The environment the pipeline was wired onto, for adding more to the same job. */
+    public StreamExecutionEnvironment environment() {
+        return env;
+    }
+
+    public String jobName() {
+        return jobName;
+    }
+
+    /** The tables as the source captures them. */
+    public List<TableDescriptor> sourceTables() {
+        return sourceTables;
+    }
+
+    /** The tables as the sinks receive them, after all transforms. */
+    public List<TableDescriptor> sinkTables() {
+        return sinkTables;
+    }
+
+    /** Builds and validates a {@link Pipeline}. */
+    @PublicEvolving
+    public static final class Builder {
+        private StreamExecutionEnvironment env;
+        private ChangeSource source;
+        private final List<ChangeTransform> transforms = new ArrayList<>();
+        private final List<ChangeSink> sinks = new ArrayList<>();
+        private String jobName = CoreOptions.PIPELINE_NAME.defaultValue();
+        private Duration checkpointInterval;
+
+        private Builder() {}
+
+        /**
+         * The environment to wire the job onto. Without one the pipeline takes {@link
+         * StreamExecutionEnvironment#getExecutionEnvironment()} (the cluster's when submitted with
+         * {@code flink run}, a local one otherwise) and turns checkpointing on there if it is off.
+         */
+        public Builder environment(StreamExecutionEnvironment environment) {
+            this.env = Objects.requireNonNull(environment, "environment");
+            return this;
+        }
+
+        public Builder source(ChangeSource changeSource) {
+            if (this.source != null) {
+                throw new InletValidationException(
+                        "A pipeline has one source; it already has '" + this.source.name()
+                                + "'. Capture more tables with the source's table patterns instead.");
+            }
+            this.source = Objects.requireNonNull(changeSource, "source");
+            return this;
+        }
+
+        /** A source found by identifier, for example {@code mysql-cdc}, with its options. */
+        public Builder source(String identifier, Map<String, String> options) {
+            return source(FactoryDiscovery.createSource(identifier, options));
+        }
+
+        public Builder transform(ChangeTransform transform) {
+            transforms.add(Objects.requireNonNull(transform, "transform"));
+            return this;
+        }
+
+        /** A transform found by identifier ({@code filter}, {@code projection}, {@code route}, ...). */
+        public Builder transform(String identifier, Map<String, String> options) {
+            return transform(FactoryDiscovery.createTransform(identifier, options));
+        }
+
+        public Builder sink(ChangeSink sink) {
+            sinks.add(Objects.requireNonNull(sink, "sink"));
+            return this;
+        }
+
+        /** A sink found by identifier, for example {@code iceberg}, with its options. */
+        public Builder sink(String identifier, Map<String, String> options) {
+            return sink(FactoryDiscovery.createSink(identifier, options));
+        }
+
+        public Builder jobName(String name) {
+            this.jobName = Objects.requireNonNull(name, "jobName");
+            return this;
+        }
+
+        /**
+         * Sets the checkpoint interval on the environment. Sinks commit on checkpoints, so this is
+         * also how often data becomes visible. Overriding an interval already set on a given
+         * environment is logged as a warning.
+         */
+        public Builder checkpointInterval(Duration interval) {
+            if (interval == null || interval.isNegative() || interval.isZero()) {
+                throw new InletValidationException(
+                        "checkpointInterval must be positive, was " + interval + ". Use e.g. Duration.ofSeconds(30).");
+            }
+            this.checkpointInterval = interval;
+            return this;
+        }
+
+        /**
+         * Validates the whole job and wires it onto the environment.
+         *
+         * @throws InletValidationException listing every problem found, each with its fix
+         */
+        public Pipeline build() {
+            List<String> problems = new ArrayList<>();
+            if (source == null) {
+                problems.add("The pipeline has no source. Add one with source(...), e.g. source(\"mysql-cdc\", options).");
+            }
+            if (sinks.isEmpty()) {
+                problems.add("The pipeline has no sink. Add one with sink(...), e.g. sink(\"iceberg\", options).");
+            }
+            StreamExecutionEnvironment environment = resolveEnvironment();
+            checkCheckpointing(environment, problems);
+            if (source == null) {
+                throw new InletValidationException(problems);
+            }
+
+            List<TableDescriptor> sourceTables = discover(problems);
+            List<List<TableDescriptor>> stages = new ArrayList<>();
+            List<TableDescriptor> current = sourceTables;
+            for (int i = 0; i < transforms.size() && current != null; i++) {
+                stages.add(current);
+                ChangeTransform t = transforms.get(i);
+                try {
+                    current = Collections.unmodifiableList(new ArrayList<>(t.transformTables(current)));
+                } catch (InletValidationException e) {
+                    for (String p : e.problems()) {
+                        problems.add("Transform #" + (i + 1) + " (" + t.name() + "): " + p);
+                    }
+                    current = null; // later stages cannot be checked without this one's output
+                }
+            }
+            if (current != null) {
+                checkSinks(current, problems);
+            }
+            if (!problems.isEmpty()) {
+                throw new InletValidationException(problems);
+            }
+
+            wire(environment, sourceTables, stages, current);
+            return new Pipeline(environment, jobName, sourceTables, current);
+        }
+
+        private StreamExecutionEnvironment resolveEnvironment() {
+            if (env != null) {
+                CheckpointConfig cc = env.getCheckpointConfig();
+                if (checkpointInterval != null) {
+                    if (cc.isCheckpointingEnabled() && cc.getCheckpointInterval() != checkpointInterval.toMillis()) {
+                        LOG.warn(
+                                "Pipeline '{}': checkpointInterval({}) overrides the checkpoint interval of {} ms"
+                                        + " set on the environment.",
+                                jobName,
+                                checkpointInterval,
+                                cc.getCheckpointInterval());
+                    }
+                    env.enableCheckpointing(checkpointInterval.toMillis());
+                }
+                return env;
+            }
+            StreamExecutionEnvironment created = StreamExecutionEnvironment.getExecutionEnvironment();
+            CheckpointConfig cc = created.getCheckpointConfig();
+            if (checkpointInterval != null) {
+                if (cc.isCheckpointingEnabled() && cc.getCheckpointInterval() != checkpointInterval.toMillis()) {
+                    LOG.warn(
+                            "Pipeline '{}': checkpointInterval({}) overrides execution.checkpointing.interval = {} ms"
+                                    + " of the cluster configuration.",
+                            jobName,
+                            checkpointInterval,
+                            cc.getCheckpointInterval());
+                }
+                created.enableCheckpointing(checkpointInterval.toMillis());
+            } else if (!cc.isCheckpointingEnabled()) {
+                Duration d = CoreOptions.DEFAULT_CHECKPOINT_INTERVAL.defaultValue();
+                LOG.info(
+                        "Pipeline '{}': checkpointing was off in the environment; enabling it every {} because"
+                                + " sinks commit on checkpoints. Set checkpointInterval(...) to choose.",
+                        jobName,
+                        d);
+                created.enableCheckpointing(d.toMillis());
+            }
+            return created;
+        }
+
+        private void checkCheckpointing(StreamExecutionEnvironment environment, List<String> problems) {
+            if (environment.getCheckpointConfig().isCheckpointingEnabled()) {
+                return;
+            }
+            List<String> committing =
+                    sinks.stream().filter(ChangeSink::requiresCheckpointing).map(ChangeSink::name).collect(Collectors.toList());
+            if (!committing.isEmpty()) {
+                problems.add(
+                        "Checkpointing is off, but the sink(s) "
+                                + committing
+                                + " commit data only when a checkpoint completes: the job would run without error"
+                                + " and never write a row. Fix: call env.enableCheckpointing(...) (or set"
+                                + " 'execution.checkpointing.interval', e.g. 30 s), or call"
+                                + " Pipeline.builder().checkpointInterval(Duration.ofSeconds(30)).");
+            }
+        }
+
+        private List<TableDescriptor> discover(List<String> problems) {
+            List<TableDescriptor> tables;
+            try {
+                tables = source.discoverTables();
+            } catch (InletValidationException e) {
+                List<String> all = new ArrayList<>(problems);
+                e.problems().forEach(p -> all.add("Source '" + source.name() + "': " + p));
+                throw new InletValidationException(all);
+            }
+            if (tables == null || tables.isEmpty()) {
+                problems.add(
+                        "Source '" + source.name() + "' captures no tables. Check its database and table"
+                                + " options: they must match at least one existing table.");
+                throw new InletValidationException(problems);
+            }
+            Set<Object> seen = new HashSet<>();
+            for (TableDescriptor t : tables) {
+                if (!seen.add(t.tableId())) {
+                    problems.add("Source '" + source.name() + "' declares table " + t.tableId() + " twice.");
+                }
+            }
+            return Collections.unmodifiableList(new ArrayList<>(tables));
+        }
+
+        private void checkSinks(List<TableDescriptor> tables, List<String> problems) {
+            Map<String, String> targetOwner = new LinkedHashMap<>();
+            for (int i = 0; i < sinks.size(); i++) {
+                ChangeSink sink = sinks.get(i);
+                String label = "Sink #" + (i + 1) + " (" + sink.name() + ")";
+                if (sink.requiresPrimaryKey()) {
+                    for (TableDescriptor t : tables) {
+                        if (!t.hasPrimaryKey()) {
+                            problems.add(
+                                    label
+                                            + " writes upserts and deletes by primary key, but table "
+                                            + t.tableId()
+                                            + " has none. Fix: give the table a primary key in the source,"
+                                            + " keep its key columns if a projection dropped them, route or filter"
+                                            + " the table away from this sink, or use an append-only sink mode.");
+                        }
+                    }
+                }
+                try {
+                    sink.validate(tables);
+                } catch (InletValidationException e) {
+                    e.problems().forEach(p -> problems.add(label + ": " + p));
+                }
+                List<String> targets;
+                try {
+                    targets = sink.targetTables(tables);
+                } catch (InletValidationException e) {
+                    e.problems().forEach(p -> problems.add(label + ": " + p));
+                    continue;
+                }
+                for (String target : targets) {
+                    String owner = targetOwner.putIfAbsent(target, label);
+                    if (owner != null && !owner.equals(label)) {
+                        problems.add(
+                                owner
+                                        + " and "
+                                        + label
+                                        + " both write the table "
+                                        + target
+                                        + ": their commits would conflict and each would overwrite the"
+                                        + " other's rows. Fix: point one of them at another table, catalog or"
+                                        + " warehouse, or route the tables apart.");
+                    }
+                }
+            }
+        }
+
+        private void wire(
+                StreamExecutionEnvironment environment,
+                List<TableDescriptor> sourceTables,
+                List<List<TableDescriptor>> stages,
+                List<TableDescriptor> sinkTables) {
+            String sourcePrefix = "inlet-source-" + source.name();
+            ChangeEventTypeInfo sourceType = ChangeEventTypeInfo.of(sourceTables);
+            DataStream<ChangeEvent> stream =
+                    source.createStream(
+                            environment,
+                            new SourceContext() {
+                                @Override
+                                public List<TableDescriptor> tables() {
+                                    return sourceTables;
+                                }
+
+                                @Override
+                                public ChangeEventTypeInfo typeInfo() {
+                                    return sourceType;
+                                }
+
+                                @Override
+                                public String uid(String part) {
+                                    return sourcePrefix + "-" + part;
+                                }
+                            });
+            checkType("Source '" + source.name() + "'", stream, sourceType);
+            stream =
+                    stream.map(new ChangeEventMetrics())
+                            .returns(sourceType)
+                            .name("Metrics: " + source.name())
+                            .uid(sourcePrefix + "-metrics");
+
+            for (int i = 0; i < transforms.size(); i++) {
+                ChangeTransform t = transforms.get(i);
+                List<TableDescriptor> in = stages.get(i);
+                List<TableDescriptor> out = i + 1 < stages.size() ? stages.get(i + 1) : sinkTables;
+                ChangeEventTypeInfo outType = ChangeEventTypeInfo.of(out);
+                String prefix = "inlet-transform-" + (i + 1) + "-" + t.name();
+                stream =
+                        t.apply(
+                                stream,
+                                new TransformContext() {
+                                    @Override
+                                    public List<TableDescriptor> inputTables() {
+                                        return in;
+                                    }
+
+                                    @Override
+                                    public List<TableDescriptor> outputTables() {
+                                        return out;
+                                    }
+
+                                    @Override
+                                    public ChangeEventTypeInfo outputTypeInfo() {
+                                        return outType;
+                                    }
+
+                                    @Override
+                                    public String uid(String part) {
+                                        return prefix + "-" + part;
+                                    }
+                                });
+                checkType("Transform #" + (i + 1) + " (" + t.name() + ")", stream, outType);
+            }
+
+            for (int i = 0; i < sinks.size(); i++) {
+                ChangeSink sink = sinks.get(i);
+                String prefix = "inlet-sink-" + (i + 1) + "-" + sink.name();
+                sink.addSink(
+                        stream,
+                        new SinkContext() {
+                            @Override
+                            public List<TableDescriptor> tables() {
+                                return sinkTables;
+                            }
+
+                            @Override
+                            public String uid(String part) {
+                                return prefix + "-" + part;
+                            }
+                        });
+            }
+        }
+
+        private static void checkType(String who, DataStream<ChangeEvent> stream, ChangeEventTypeInfo expected) {
+            if (!expected.equals(stream.getType())) {
+                throw new IllegalStateException(
+                        who
+                                + " produced a stream of type "
+                                + stream.getType()
+                                + " instead of "
+                                + expected
+                                + ". Set the type with .returns(context.typeInfo()) so that events are"
+                                + " serialized by Inlet's serializer and never by Kryo.");
+            }
+        }
+    }
+}

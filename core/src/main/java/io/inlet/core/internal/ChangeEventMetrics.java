@@ -1,0 +1,78 @@
+package io.inlet.core.internal;
+
+import io.inlet.annotation.Internal;
+import io.inlet.core.event.ChangeEvent;
+import io.inlet.core.table.TableId;
+
+import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.types.RowKind;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Counts the events the source emits per table and kind, and tracks the last source timestamp, in
+ * Flink's metric groups: {@code <operator>.inlet.table.<database.table>.numRecordsInsert} (and
+ * {@code ...UpdateBefore}, {@code ...UpdateAfter}, {@code ...Delete}), {@code lastSourceTimestamp}
+ * (epoch ms) and {@code currentEmitEventTimeLag} (ms from the change in the source to the pipeline
+ * seeing it, the lag to alert on). Chained to the source, it passes events on unchanged.
+ */
+@Internal
+public final class ChangeEventMetrics extends RichMapFunction<ChangeEvent, ChangeEvent> {
+
+    private static final long serialVersionUID = 1L;
+
+    public static final String GROUP = "inlet";
+    public static final String TABLE_GROUP = "table";
+
+    private static final String[] COUNTER_NAMES = new String[RowKind.values().length];
+
+    static {
+        COUNTER_NAMES[RowKind.INSERT.ordinal()] = "numRecordsInsert";
+        COUNTER_NAMES[RowKind.UPDATE_BEFORE.ordinal()] = "numRecordsUpdateBefore";
+        COUNTER_NAMES[RowKind.UPDATE_AFTER.ordinal()] = "numRecordsUpdateAfter";
+        COUNTER_NAMES[RowKind.DELETE.ordinal()] = "numRecordsDelete";
+    }
+
+    private transient Map<TableId, TableMetrics> tables;
+    private transient MetricGroup group;
+
+    @Override
+    public void open(Configuration parameters) {
+        tables = new HashMap<>();
+        group = getRuntimeContext().getMetricGroup().addGroup(GROUP);
+    }
+
+    @Override
+    public ChangeEvent map(ChangeEvent event) {
+        TableMetrics m = tables.get(event.tableId());
+        if (m == null) {
+            m = new TableMetrics(group.addGroup(TABLE_GROUP, event.tableId().identifier()));
+            tables.put(event.tableId(), m);
+        }
+        m.counters[event.kind().ordinal()].inc();
+        if (event.hasSourceTimestamp()) {
+            m.lastSourceTimestamp = event.sourceTimestamp();
+            m.lag = System.currentTimeMillis() - event.sourceTimestamp();
+        }
+        return event;
+    }
+
+    private static final class TableMetrics {
+        final Counter[] counters = new Counter[COUNTER_NAMES.length];
+        volatile long lastSourceTimestamp = -1L;
+        volatile long lag = -1L;
+
+        TableMetrics(MetricGroup g) {
+            for (int i = 0; i < counters.length; i++) {
+                counters[i] = g.counter(COUNTER_NAMES[i]);
+            }
+            g.gauge("lastSourceTimestamp", (Gauge<Long>) () -> lastSourceTimestamp);
+            g.gauge("currentEmitEventTimeLag", (Gauge<Long>) () -> lag);
+        }
+    }
+}

@@ -1,0 +1,51 @@
+package io.inlet.core.spi;
+
+import io.inlet.annotation.PublicEvolving;
+import io.inlet.core.event.ChangeEvent;
+import io.inlet.core.table.TableDescriptor;
+
+import org.apache.flink.streaming.api.datastream.DataStream;
+
+import java.util.List;
+
+/**
+ * Consumes the stream of change events for a set of tables and writes each table somewhere. The
+ * pipeline validates a sink against its tables (primary keys, checkpointing, target conflicts)
+ * before anything runs.
+ */
+@PublicEvolving
+public interface ChangeSink {
+
+    /** A short name for operator names and uids, for example {@code iceberg}. */
+    String name();
+
+    /**
+     * Whether the sink makes data visible only when a checkpoint completes (as Iceberg and Hudi
+     * do). A pipeline with such a sink and checkpointing off is rejected: it would write nothing.
+     */
+    default boolean requiresCheckpointing() {
+        return true;
+    }
+
+    /** Whether every table must have a primary key (upsert and changelog writers). */
+    default boolean requiresPrimaryKey() {
+        return false;
+    }
+
+    /**
+     * Identifies each physical table the sink would write for these tables, in a form comparable
+     * across sinks of the same kind (for example {@code iceberg:hadoop:/warehouse/lake.orders}). Two
+     * sinks of one pipeline may not write the same target.
+     */
+    List<String> targetTables(List<TableDescriptor> tables);
+
+    /**
+     * Sink-specific checks of the tables it gets.
+     *
+     * @throws io.inlet.core.InletValidationException naming the table, the option and the fix
+     */
+    default void validate(List<TableDescriptor> tables) {}
+
+    /** Adds the sink to the job. */
+    void addSink(DataStream<ChangeEvent> stream, SinkContext context);
+}

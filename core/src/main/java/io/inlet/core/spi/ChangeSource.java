@@ -1,0 +1,38 @@
+package io.inlet.core.spi;
+
+import io.inlet.annotation.PublicEvolving;
+import io.inlet.core.event.ChangeEvent;
+import io.inlet.core.table.TableDescriptor;
+
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+import java.util.List;
+
+/**
+ * Produces the stream of {@link ChangeEvent}s of the tables it captures, and their descriptors.
+ * Runs on the client while the pipeline is built; what it adds to the job must be serializable.
+ *
+ * <p>Implementations register a {@link ChangeSourceFactory} in {@code META-INF/services} so that
+ * pipelines can name them by identifier.
+ */
+@PublicEvolving
+public interface ChangeSource {
+
+    /** A short name for operator names and uids, for example {@code mysql-cdc}. */
+    String name();
+
+    /**
+     * The tables this source captures, read from the source system where needed. Called once, when
+     * the pipeline is built; this is also where a source checks that it can run (reachable,
+     * permissions, configuration) and throws {@link io.inlet.core.InletValidationException} naming
+     * the problem and the fix.
+     */
+    List<TableDescriptor> discoverTables();
+
+    /**
+     * Adds the source to the job. Every event's table and schema version must be among {@link
+     * SourceContext#tables()}; the stream's type must be {@link SourceContext#typeInfo()}.
+     */
+    DataStream<ChangeEvent> createStream(StreamExecutionEnvironment env, SourceContext context);
+}
