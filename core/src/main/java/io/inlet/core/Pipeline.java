@@ -385,6 +385,7 @@ public final class Pipeline {
             stream =
                     stream.map(new ChangeEventMetrics())
                             .returns(sourceType)
+                            .setParallelism(stream.getParallelism())
                             .name("Metrics: " + source.name())
                             .uid(sourcePrefix + "-metrics");
 

@@ -46,6 +46,9 @@ public interface ChangeSink {
      */
     default void validate(List<TableDescriptor> tables) {}
 
-    /** Adds the sink to the job. */
+    /**
+     * Adds the sink to the job. A sink that writes in parallel must route all changes of one row to
+     * the same writer (key by primary key), or it may apply them out of order.
+     */
     void addSink(DataStream<ChangeEvent> stream, SinkContext context);
 }

@@ -29,7 +29,9 @@ public interface ChangeTransform {
 
     /**
      * Adds the transform to the job. Events must match {@link TransformContext#outputTables()}; the
-     * result's type must be {@link TransformContext#outputTypeInfo()}.
+     * result's type must be {@link TransformContext#outputTypeInfo()}. The changes of one row must
+     * stay in order: run at the input's parallelism (so Flink chains the operator) or key the
+     * stream by primary key, never rebalance it.
      */
     DataStream<ChangeEvent> apply(DataStream<ChangeEvent> input, TransformContext context);
 }

@@ -71,7 +71,9 @@ public final class FilterTransform implements ChangeTransform {
     public DataStream<ChangeEvent> apply(DataStream<ChangeEvent> input, TransformContext context) {
         return input.filter(new RowFilterFunction(selector, expression, context.inputTables()))
                 .name("Filter: " + condition)
-                .uid(context.uid("filter"));
+                .uid(context.uid("filter"))
+                // Same parallelism as the input: chained, so each row's changes stay in order.
+                .setParallelism(input.getParallelism());
     }
 
     @Override

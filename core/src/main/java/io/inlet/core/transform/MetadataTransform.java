@@ -121,7 +121,9 @@ public final class MetadataTransform implements ChangeTransform {
         return input.map(new MetadataFunction(selector, new ArrayList<>(columns.keySet()), context.inputTables()))
                 .returns(context.outputTypeInfo())
                 .name("Metadata: " + String.join(", ", columns.values()))
-                .uid(context.uid("metadata"));
+                .uid(context.uid("metadata"))
+                // Same parallelism as the input: chained, so each row's changes stay in order.
+                .setParallelism(input.getParallelism());
     }
 
     @Override

@@ -155,7 +155,9 @@ public final class ProjectionTransform implements ChangeTransform {
         return input.map(new ProjectionFunction(context.inputTables(), positions))
                 .returns(context.outputTypeInfo())
                 .name("Projection: " + projection)
-                .uid(context.uid("projection"));
+                .uid(context.uid("projection"))
+                // Same parallelism as the input: chained, so each row's changes stay in order.
+                .setParallelism(input.getParallelism());
     }
 
     private int[] sourcePositions(TableDescriptor t) {

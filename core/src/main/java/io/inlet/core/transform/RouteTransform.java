@@ -188,7 +188,9 @@ public final class RouteTransform implements ChangeTransform {
         return input.map(new RouteFunction(ids, versions))
                 .returns(context.outputTypeInfo())
                 .name("Route")
-                .uid(context.uid("route"));
+                .uid(context.uid("route"))
+                // Same parallelism as the input: chained, so each row's changes stay in order.
+                .setParallelism(input.getParallelism());
     }
 
     @Override

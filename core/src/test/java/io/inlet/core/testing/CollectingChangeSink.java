@@ -2,6 +2,7 @@ package io.inlet.core.testing;
 
 import io.inlet.core.event.ChangeEvent;
 import io.inlet.core.event.ChangeEventTypeInfo;
+import io.inlet.core.internal.PrimaryKeySelector;
 import io.inlet.core.spi.ChangeSink;
 import io.inlet.core.spi.SinkContext;
 import io.inlet.core.table.TableDescriptor;
@@ -12,6 +13,7 @@ import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.api.java.typeutils.TupleTypeInfo;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
@@ -65,7 +67,7 @@ public final class CollectingChangeSink implements ChangeSink {
         this.target = b.target;
         this.failOnceAfter = b.failOnceAfter;
         this.requiresCheckpointing = b.requiresCheckpointing;
-        RESULTS.put(id, new Results());
+        RESULTS.computeIfAbsent(id, k -> new Results());
     }
 
     public static Builder builder() {
@@ -104,7 +106,8 @@ public final class CollectingChangeSink implements ChangeSink {
     @Override
     public void addSink(DataStream<ChangeEvent> stream, SinkContext context) {
         this.tables = context.tables();
-        stream.addSink(
+        stream.keyBy(new PrimaryKeySelector(context.tables()))
+                .addSink(
                         new CollectingFunction(
                                 id, ChangeEventTypeInfo.of(context.tables()), failOnceAfter, failureKey))
                 .name("Collect " + name)
@@ -215,8 +218,9 @@ public final class CollectingChangeSink implements ChangeSink {
         private final List<ChangeEvent> events = new ArrayList<>();
         private final Set<String> published = new java.util.HashSet<>();
 
-        synchronized void publish(int subtask, long checkpointId, List<ChangeEvent> batch) {
-            if (published.add(subtask + "@" + checkpointId)) {
+        /** Publishes a staged batch once: a batch restored from state may have been published. */
+        synchronized void publish(String batchId, List<ChangeEvent> batch) {
+            if (published.add(batchId)) {
                 events.addAll(batch);
                 notifyAll();
             }
@@ -238,7 +242,10 @@ public final class CollectingChangeSink implements ChangeSink {
         }
     }
 
-    /** Stages events per checkpoint in state; publishes them when the checkpoint completes. */
+    /**
+     * Stages events per checkpoint in state, each batch under a unique id; publishes them when the
+     * checkpoint completes, or on restore (a restored batch belongs to a completed checkpoint).
+     */
     static final class CollectingFunction extends RichSinkFunction<ChangeEvent>
             implements CheckpointedFunction, CheckpointListener {
 
@@ -250,8 +257,8 @@ public final class CollectingChangeSink implements ChangeSink {
         private final String failureKey;
 
         private transient List<ChangeEvent> pending;
-        private transient TreeMap<Long, List<ChangeEvent>> staged;
-        private transient ListState<Tuple2<Long, ChangeEvent>> state;
+        private transient TreeMap<Long, Tuple2<String, List<ChangeEvent>>> staged;
+        private transient ListState<Tuple3<Long, String, ChangeEvent>> state;
         private transient int seen;
 
         CollectingFunction(String sinkId, ChangeEventTypeInfo typeInfo, int failOnceAfter, String failureKey) {
@@ -266,16 +273,15 @@ public final class CollectingChangeSink implements ChangeSink {
             if (seen++ == failOnceAfter) {
                 FailureInjection.failOnce(failureKey, "collecting sink at event " + failOnceAfter);
             }
-            // Rows may be reused upstream only in violation of the event contract; keep a reference.
             pending.add(event);
         }
 
         @Override
         public void snapshotState(FunctionSnapshotContext context) throws Exception {
-            staged.put(context.getCheckpointId(), new ArrayList<>(pending));
+            staged.put(context.getCheckpointId(), Tuple2.of(UUID.randomUUID().toString(), new ArrayList<>(pending)));
             pending.clear();
-            List<Tuple2<Long, ChangeEvent>> all = new ArrayList<>();
-            staged.forEach((cp, events) -> events.forEach(e -> all.add(Tuple2.of(cp, e))));
+            List<Tuple3<Long, String, ChangeEvent>> all = new ArrayList<>();
+            staged.forEach((cp, batch) -> batch.f1.forEach(e -> all.add(Tuple3.of(cp, batch.f0, e))));
             state.update(all);
         }
 
@@ -287,24 +293,20 @@ public final class CollectingChangeSink implements ChangeSink {
                     context.getOperatorStateStore()
                             .getListState(
                                     new ListStateDescriptor<>(
-                                            "staged", new TupleTypeInfo<>(Types.LONG, typeInfo)));
+                                            "staged", new TupleTypeInfo<>(Types.LONG, Types.STRING, typeInfo)));
             if (context.isRestored()) {
-                Map<Long, List<ChangeEvent>> restored = new HashMap<>();
-                for (Tuple2<Long, ChangeEvent> t : state.get()) {
-                    restored.computeIfAbsent(t.f0, k -> new ArrayList<>()).add(t.f1);
+                TreeMap<Long, Tuple2<String, List<ChangeEvent>>> restored = new TreeMap<>();
+                for (Tuple3<Long, String, ChangeEvent> t : state.get()) {
+                    restored.computeIfAbsent(t.f0, k -> Tuple2.of(t.f1, new ArrayList<>())).f1.add(t.f2);
                 }
-                // Staged data in a restored state belongs to completed checkpoints: publish it
-                // (publishing is idempotent per subtask and checkpoint).
-                int subtask = getRuntimeContext().getIndexOfThisSubtask();
-                new TreeMap<>(restored).forEach((cp, events) -> results(sinkId).publish(subtask, cp, events));
+                restored.values().forEach(batch -> results(sinkId).publish(batch.f0, batch.f1));
             }
         }
 
         @Override
         public void notifyCheckpointComplete(long checkpointId) {
-            int subtask = getRuntimeContext().getIndexOfThisSubtask();
-            Map<Long, List<ChangeEvent>> done = staged.headMap(checkpointId, true);
-            done.forEach((cp, events) -> results(sinkId).publish(subtask, cp, events));
+            Map<Long, Tuple2<String, List<ChangeEvent>>> done = staged.headMap(checkpointId, true);
+            done.values().forEach(batch -> results(sinkId).publish(batch.f0, batch.f1));
             done.clear();
         }
     }

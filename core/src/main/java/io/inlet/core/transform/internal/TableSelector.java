@@ -19,11 +19,20 @@ public final class TableSelector implements Serializable {
     private static final long serialVersionUID = 1L;
 
     private final String regex;
-    private final Pattern pattern;
+    // Transient: Flink's ClosureCleaner would otherwise walk into java.util.regex internals, which
+    // JDK 17 does not open.
+    private transient Pattern pattern;
 
     private TableSelector(String regex, Pattern pattern) {
         this.regex = regex;
         this.pattern = pattern;
+    }
+
+    private Pattern pattern() {
+        if (pattern == null) {
+            pattern = Pattern.compile(regex);
+        }
+        return pattern;
     }
 
     /**
@@ -43,12 +52,12 @@ public final class TableSelector implements Serializable {
     }
 
     public boolean matches(TableId id) {
-        return pattern.matcher(id.identifier()).matches();
+        return pattern().matcher(id.identifier()).matches();
     }
 
     /** A matcher that has matched the whole id, or null. */
     public Matcher match(TableId id) {
-        Matcher m = pattern.matcher(id.identifier());
+        Matcher m = pattern().matcher(id.identifier());
         return m.matches() ? m : null;
     }
 
