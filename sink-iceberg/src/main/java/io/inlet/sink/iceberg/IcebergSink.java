@@ -1,0 +1,434 @@
+package io.inlet.sink.iceberg;
+
+import io.inlet.annotation.PublicEvolving;
+import io.inlet.core.InletValidationException;
+import io.inlet.core.event.ChangeEvent;
+import io.inlet.core.spi.ChangeSink;
+import io.inlet.core.spi.SinkContext;
+import io.inlet.core.table.TableDescriptor;
+import io.inlet.core.table.TableId;
+import io.inlet.sink.iceberg.internal.CatalogConfig;
+import io.inlet.sink.iceberg.internal.IcebergRowConverter;
+import io.inlet.sink.iceberg.internal.IcebergTables;
+import io.inlet.sink.iceberg.internal.TableSplitter;
+
+import org.apache.flink.runtime.jobgraph.SavepointConfigOptions;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.util.OutputTag;
+import org.apache.iceberg.CatalogProperties;
+import org.apache.iceberg.DistributionMode;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.flink.FlinkSchemaUtil;
+import org.apache.iceberg.flink.TableLoader;
+import org.apache.iceberg.flink.sink.FlinkSink;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nullable;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Writes each table to its own Iceberg format-v2 table keyed by its primary key (identifier fields),
+ * through Iceberg's {@link FlinkSink}: updates and deletes remove the old row, inserts add, exactly
+ * once (data is committed when a checkpoint completes). Missing namespaces and tables are created
+ * from the descriptors; existing ones are checked for a compatible schema and key first.
+ *
+ * <p>The catalog is built through Iceberg's {@code CatalogLoader} with a Hadoop configuration of its
+ * own, so it works on Flink runtimes without Hadoop in the parent class loader.
+ *
+ * <pre>{@code
+ * IcebergSink sink = IcebergSink.builder()
+ *     .catalogType("hadoop").warehouse("file:///data/warehouse")
+ *     .tableProperty("write.target-file-size-bytes", "134217728")
+ *     .partitionSpec("lake.orders", "bucket(id, 16)")
+ *     .build();
+ * }</pre>
+ */
+@PublicEvolving
+public final class IcebergSink implements ChangeSink {
+
+    private static final Logger LOG = LoggerFactory.getLogger(IcebergSink.class);
+
+    private final CatalogConfig catalog;
+    private final String defaultDatabase;
+    private final WriteMode writeMode;
+    @Nullable private final Integer writeParallelism;
+    private final DistributionMode distributionMode;
+    private final Map<String, String> tableProperties;
+    private final Map<String, String> partitionSpecs;
+
+    private IcebergSink(Builder b) {
+        this.catalog = new CatalogConfig(b.catalogName, b.catalogType, b.catalogImpl, b.catalogProperties, b.hadoopProperties);
+        this.defaultDatabase = b.defaultDatabase;
+        this.writeMode = b.writeMode;
+        this.writeParallelism = b.writeParallelism;
+        this.distributionMode = b.distributionMode;
+        this.tableProperties = new LinkedHashMap<>(b.tableProperties);
+        this.partitionSpecs = new LinkedHashMap<>(b.partitionSpecs);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public String name() {
+        return "iceberg";
+    }
+
+    @Override
+    public boolean requiresCheckpointing() {
+        return true;
+    }
+
+    @Override
+    public boolean requiresPrimaryKey() {
+        return true;
+    }
+
+    /** The Iceberg table a table id is written to. */
+    public TableIdentifier identifier(TableId id) {
+        return TableIdentifier.of(Namespace.of(id.database() == null ? defaultDatabase : id.database()), id.table());
+    }
+
+    @Override
+    public List<String> targetTables(List<TableDescriptor> tables) {
+        List<String> out = new ArrayList<>();
+        for (TableDescriptor t : tables) {
+            out.add("iceberg:" + catalog.identity() + "/" + identifier(t.tableId()));
+        }
+        return out;
+    }
+
+    @Override
+    public void validate(List<TableDescriptor> tables) {
+        List<String> problems = new ArrayList<>(catalog.problems());
+        for (String key : partitionSpecs.keySet()) {
+            if (tables.stream().noneMatch(t -> t.tableId().identifier().equals(key))) {
+                problems.add("'partition-spec." + key + "' names no table of the pipeline; its tables are "
+                        + tables.stream().map(t -> t.tableId().identifier()).collect(java.util.stream.Collectors.toList()) + ".");
+            }
+        }
+        Map<TableDescriptor, Schema> schemas = new LinkedHashMap<>();
+        for (TableDescriptor t : tables) {
+            try {
+                Schema schema = IcebergTables.schema(t);
+                PartitionSpec spec = IcebergTables.spec(schema, t, partitionSpecs.get(t.tableId().identifier()));
+                if (writeMode != WriteMode.CHANGELOG) {
+                    String p = IcebergTables.upsertPartitionProblem(identifier(t.tableId()).toString(), spec, schema, t.primaryKey());
+                    if (p != null) {
+                        problems.add(p);
+                    }
+                }
+                schemas.put(t, schema);
+            } catch (InletValidationException e) {
+                problems.addAll(e.problems());
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new InletValidationException(problems);
+        }
+        withCatalog(c -> {
+            for (Map.Entry<TableDescriptor, Schema> e : schemas.entrySet()) {
+                TableIdentifier id = identifier(e.getKey().tableId());
+                if (c.tableExists(id)) {
+                    Table table = c.loadTable(id);
+                    problems.addAll(IcebergTables.compatibility(table, e.getValue(), e.getKey()));
+                    if (writeMode != WriteMode.CHANGELOG) {
+                        String p = IcebergTables.upsertPartitionProblem(id.toString(), table.spec(), table.schema(), e.getKey().primaryKey());
+                        if (p != null) {
+                            problems.add(p);
+                        }
+                    }
+                }
+            }
+            return null;
+        });
+        if (!problems.isEmpty()) {
+            throw new InletValidationException(problems);
+        }
+    }
+
+    @Override
+    public void addSink(DataStream<ChangeEvent> stream, SinkContext context) {
+        boolean restoring = stream.getExecutionEnvironment().getConfiguration().getOptional(SavepointConfigOptions.SAVEPOINT_PATH).isPresent();
+        Map<TableId, OutputTag<RowData>> tags = new LinkedHashMap<>();
+        Map<TableId, Table> loaded = new LinkedHashMap<>();
+        Map<TableId, Boolean> upsert = new HashMap<>();
+        Map<TableId, IcebergRowConverter> converters = new LinkedHashMap<>();
+        withCatalog(c -> {
+            for (TableDescriptor t : context.tables()) {
+                TableIdentifier id = identifier(t.tableId());
+                boolean created = false;
+                Table table;
+                if (c.tableExists(id)) {
+                    table = c.loadTable(id);
+                } else {
+                    table = create(c, t, id);
+                    created = true;
+                }
+                loaded.put(t.tableId(), table);
+                upsert.put(t.tableId(), decideUpsert(table, created, restoring));
+                // Rows leave the splitter in the table's Flink type, which Iceberg's writer reads them with.
+                RowType target = FlinkSchemaUtil.convert(table.schema());
+                tags.put(t.tableId(), new OutputTag<>("iceberg-" + t.tableId().identifier(), InternalTypeInfo.of(target)));
+                converters.put(t.tableId(), new IcebergRowConverter(t.toRowType(), target));
+            }
+            return null;
+        });
+
+        SingleOutputStreamOperator<RowData> split =
+                stream.process(new TableSplitter(tags, converters), tags.values().iterator().next().getTypeInfo())
+                        .name("Iceberg: split by table")
+                        .uid(context.uid("split"))
+                        .setParallelism(stream.getParallelism());
+        for (TableDescriptor t : context.tables()) {
+            TableIdentifier id = identifier(t.tableId());
+            FlinkSink.Builder b =
+                    FlinkSink.forRowData(split.getSideOutput(tags.get(t.tableId())))
+                            .table(loaded.get(t.tableId()))
+                            .tableLoader(TableLoader.fromCatalog(catalog.loader(), id))
+                            .equalityFieldColumns(t.primaryKey())
+                            .upsert(upsert.get(t.tableId()))
+                            .distributionMode(distributionMode)
+                            .uidPrefix(context.uid(id.toString()));
+            if (writeParallelism != null) {
+                b.writeParallelism(writeParallelism);
+            }
+            b.append();
+        }
+    }
+
+    private Table create(Catalog c, TableDescriptor t, TableIdentifier id) {
+        Schema schema = IcebergTables.schema(t);
+        PartitionSpec spec = IcebergTables.spec(schema, t, partitionSpecs.get(t.tableId().identifier()));
+        if (c instanceof SupportsNamespaces) {
+            SupportsNamespaces ns = (SupportsNamespaces) c;
+            if (!ns.namespaceExists(id.namespace())) {
+                try {
+                    ns.createNamespace(id.namespace());
+                    LOG.info("Created Iceberg namespace {} in {}", id.namespace(), catalog);
+                } catch (AlreadyExistsException e) {
+                    // created concurrently: fine
+                }
+            }
+        }
+        Map<String, String> props = new LinkedHashMap<>(t.properties());
+        props.putAll(tableProperties);
+        props.put(TableProperties.FORMAT_VERSION, "2");
+        t.comment().ifPresent(comment -> props.putIfAbsent("comment", comment));
+        try {
+            Table table = c.buildTable(id, schema).withPartitionSpec(spec).withProperties(props).create();
+            LOG.info("Created Iceberg table {} ({}, identifier fields {}, {}) in {}", id, schema.asStruct(),
+                    t.primaryKey(), spec, catalog);
+            return table;
+        } catch (AlreadyExistsException e) {
+            return c.loadTable(id);
+        }
+    }
+
+    /**
+     * Whether to write upserts: always in upsert mode, never in changelog mode; in auto mode only for
+     * a table that already holds rows and a job that does not restore from a savepoint, where the
+     * source may deliver rows the table has (a new snapshot over old data).
+     */
+    private boolean decideUpsert(Table table, boolean created, boolean restoring) {
+        switch (writeMode) {
+            case UPSERT:
+                return true;
+            case CHANGELOG:
+                return false;
+            default:
+                boolean empty = created || isEmpty(table);
+                boolean upsert = !empty && !restoring;
+                LOG.info(
+                        "Iceberg table {}: write-mode auto chose {} ({}).",
+                        table.name(), upsert ? "upsert" : "changelog",
+                        created ? "created now" : empty ? "empty" : restoring ? "the job restores from a savepoint"
+                                : "it already holds rows, which a new snapshot may repeat");
+                return upsert;
+        }
+    }
+
+    private static boolean isEmpty(Table table) {
+        Snapshot s = table.currentSnapshot();
+        if (s == null) {
+            return true;
+        }
+        String records = s.summary().get("total-records");
+        String deletes = s.summary().get("total-equality-deletes");
+        return "0".equals(records) && (deletes == null || "0".equals(deletes));
+    }
+
+    private interface CatalogWork<T> {
+        T run(Catalog catalog);
+    }
+
+    private <T> T withCatalog(CatalogWork<T> work) {
+        Catalog c;
+        try {
+            c = catalog.loader().loadCatalog();
+        } catch (RuntimeException | LinkageError e) {
+            throw new InletValidationException("Cannot open the Iceberg catalog " + catalog + ": " + e
+                    + ". Check the catalog options ('catalog-type', 'warehouse', 'uri', 'catalog.*').", e);
+        }
+        try {
+            return work.run(c);
+        } catch (InletValidationException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new InletValidationException("The Iceberg catalog " + catalog + " failed: " + e, e);
+        } finally {
+            if (c instanceof Closeable) {
+                try {
+                    ((Closeable) c).close();
+                } catch (IOException e) {
+                    LOG.warn("Closing the Iceberg catalog {} failed", catalog, e);
+                }
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "IcebergSink{" + catalog + ", write-mode=" + writeMode.name().toLowerCase(Locale.ROOT) + "}";
+    }
+
+    /** Builds an {@link IcebergSink}; {@link #build()} checks the options. */
+    @PublicEvolving
+    public static final class Builder {
+        private String catalogName = IcebergSinkOptions.CATALOG_NAME.defaultValue();
+        private String catalogType = IcebergSinkOptions.CATALOG_TYPE.defaultValue();
+        @Nullable private String catalogImpl;
+        private final Map<String, String> catalogProperties = new HashMap<>();
+        private final Map<String, String> hadoopProperties = new HashMap<>();
+        private String defaultDatabase = IcebergSinkOptions.DEFAULT_DATABASE.defaultValue();
+        private WriteMode writeMode = WriteMode.AUTO;
+        @Nullable private Integer writeParallelism;
+        private DistributionMode distributionMode = DistributionMode.NONE;
+        private final Map<String, String> tableProperties = new LinkedHashMap<>();
+        private final Map<String, String> partitionSpecs = new LinkedHashMap<>();
+
+        private Builder() {}
+
+        public Builder catalogName(String name) {
+            this.catalogName = Objects.requireNonNull(name);
+            return this;
+        }
+
+        /** hadoop, hive, rest, jdbc, glue or nessie. */
+        public Builder catalogType(String type) {
+            this.catalogType = Objects.requireNonNull(type);
+            return this;
+        }
+
+        /** Any Iceberg {@code Catalog} class; takes precedence over the type. */
+        public Builder catalogImpl(String className) {
+            this.catalogImpl = className;
+            return this;
+        }
+
+        public Builder warehouse(String location) {
+            catalogProperties.put(CatalogProperties.WAREHOUSE_LOCATION, location);
+            return this;
+        }
+
+        public Builder uri(String uri) {
+            catalogProperties.put(CatalogProperties.URI, uri);
+            return this;
+        }
+
+        /** A catalog property, e.g. {@code io-impl} or {@code jdbc.user}. */
+        public Builder catalogProperty(String key, String value) {
+            catalogProperties.put(key, value);
+            return this;
+        }
+
+        /** An entry of the catalog's own Hadoop configuration, e.g. {@code fs.s3a.endpoint}. */
+        public Builder hadoopProperty(String key, String value) {
+            hadoopProperties.put(key, value);
+            return this;
+        }
+
+        public Builder defaultDatabase(String namespace) {
+            this.defaultDatabase = Objects.requireNonNull(namespace);
+            return this;
+        }
+
+        public Builder writeMode(WriteMode mode) {
+            this.writeMode = Objects.requireNonNull(mode);
+            return this;
+        }
+
+        public Builder writeParallelism(int parallelism) {
+            this.writeParallelism = parallelism;
+            return this;
+        }
+
+        public Builder distributionMode(String mode) {
+            try {
+                this.distributionMode = DistributionMode.fromName(mode);
+            } catch (IllegalArgumentException e) {
+                throw new InletValidationException("'distribution-mode' = '" + mode + "' is unknown; use none or hash.");
+            }
+            return this;
+        }
+
+        /** A property of the tables the sink creates, e.g. {@code write.target-file-size-bytes}. */
+        public Builder tableProperty(String key, String value) {
+            tableProperties.put(key, value);
+            return this;
+        }
+
+        /** The partition spec of a table the sink creates, e.g. {@code "bucket(id, 16)"}. */
+        public Builder partitionSpec(String tableId, String spec) {
+            partitionSpecs.put(TableId.parse(tableId).identifier(), spec);
+            return this;
+        }
+
+        /**
+         * @throws InletValidationException naming each invalid option and its fix
+         */
+        public IcebergSink build() {
+            List<String> problems = new ArrayList<>();
+            if (writeParallelism != null && writeParallelism < 1) {
+                problems.add("'write-parallelism' must be positive, was " + writeParallelism + ".");
+            }
+            if (distributionMode == DistributionMode.RANGE) {
+                problems.add("'distribution-mode' = 'range' is not supported by Iceberg's Flink writer; use none or hash.");
+            }
+            if (tableProperties.containsKey(TableProperties.FORMAT_VERSION) && !"2".equals(tableProperties.get(TableProperties.FORMAT_VERSION))) {
+                problems.add("'table.format-version' must be 2: updates and deletes need Iceberg v2 tables.");
+            }
+            IcebergSink sink = new IcebergSink(this);
+            problems.addAll(sink.catalog.problems());
+            if (!problems.isEmpty()) {
+                throw new InletValidationException(problems);
+            }
+            return sink;
+        }
+    }
+}

@@ -1,0 +1,70 @@
+package io.inlet.sink.iceberg;
+
+import io.inlet.annotation.PublicEvolving;
+
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+
+/**
+ * Options of the {@code iceberg} sink. Catalog keys are those of Iceberg's Flink catalog ({@code
+ * catalog-type}, {@code catalog-impl}, {@code warehouse}, {@code uri}); write keys those of Iceberg's
+ * Flink write options ({@code write-parallelism}, {@code distribution-mode}).
+ */
+@PublicEvolving
+public final class IcebergSinkOptions {
+
+    private IcebergSinkOptions() {}
+
+    public static final ConfigOption<String> CATALOG_NAME =
+            ConfigOptions.key("catalog-name").stringType().defaultValue("inlet")
+                    .withDescription("Name of the catalog (shows in Iceberg's metrics and logs).");
+
+    public static final ConfigOption<String> CATALOG_TYPE =
+            ConfigOptions.key("catalog-type").stringType().defaultValue("hadoop")
+                    .withDescription("hadoop (a warehouse directory), hive, rest, jdbc, glue or nessie; ignored when 'catalog-impl' is set.");
+
+    public static final ConfigOption<String> CATALOG_IMPL =
+            ConfigOptions.key("catalog-impl").stringType().noDefaultValue()
+                    .withDescription("Class name of any Iceberg Catalog implementation, e.g. org.apache.iceberg.aws.glue.GlueCatalog.");
+
+    public static final ConfigOption<String> WAREHOUSE =
+            ConfigOptions.key("warehouse").stringType().noDefaultValue()
+                    .withDescription("Warehouse location, e.g. file:///data/warehouse or s3://bucket/warehouse.");
+
+    public static final ConfigOption<String> URI =
+            ConfigOptions.key("uri").stringType().noDefaultValue()
+                    .withDescription("URI of the catalog service: thrift:// for hive, http(s):// for rest, jdbc: for jdbc.");
+
+    public static final ConfigOption<String> DEFAULT_DATABASE =
+            ConfigOptions.key("default-database").stringType().defaultValue("default")
+                    .withDescription("Namespace of tables whose id has no database.");
+
+    public static final ConfigOption<String> WRITE_MODE =
+            ConfigOptions.key("write-mode").stringType().defaultValue("auto")
+                    .withDescription(
+                            "upsert: every +I/+U deletes the key first (equality delete), so replays and re-snapshots are"
+                                    + " idempotent; changelog: -U/-D delete, +I/+U insert, no delete per insert (cheaper, but a"
+                                    + " row inserted twice stays twice); auto: changelog for a table that is new or empty or when"
+                                    + " the job restores from a savepoint, upsert otherwise. All three are exactly-once across"
+                                    + " failures and restores.");
+
+    public static final ConfigOption<Integer> WRITE_PARALLELISM =
+            ConfigOptions.key("write-parallelism").intType().noDefaultValue()
+                    .withDescription("Parallelism of the writers of each table. Default: the job's.");
+
+    public static final ConfigOption<String> DISTRIBUTION_MODE =
+            ConfigOptions.key("distribution-mode").stringType().defaultValue("none")
+                    .withDescription("none (rows keyed by primary key) or hash (by partition, for fewer files per partition).");
+
+    /** Prefix of catalog properties, e.g. 'catalog.io-impl' or 'catalog.jdbc.user'. */
+    public static final String CATALOG_PROPERTIES_PREFIX = "catalog.";
+
+    /** Prefix of Hadoop configuration entries, e.g. 'hadoop.fs.s3a.endpoint'. */
+    public static final String HADOOP_PROPERTIES_PREFIX = "hadoop.";
+
+    /** Prefix of table properties for tables the sink creates, e.g. 'table.write.target-file-size-bytes'. */
+    public static final String TABLE_PROPERTIES_PREFIX = "table.";
+
+    /** Prefix of partition specs per table: 'partition-spec.shop.orders' = 'bucket(id, 16)'. */
+    public static final String PARTITION_SPEC_PREFIX = "partition-spec.";
+}

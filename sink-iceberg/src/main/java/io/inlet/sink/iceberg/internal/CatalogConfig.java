@@ -1,0 +1,133 @@
+package io.inlet.sink.iceberg.internal;
+
+import io.inlet.annotation.Internal;
+import io.inlet.core.InletValidationException;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.CatalogProperties;
+import org.apache.iceberg.flink.CatalogLoader;
+
+import javax.annotation.Nullable;
+
+import java.io.Serializable;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * An Iceberg catalog's settings, turned into Iceberg's {@link CatalogLoader} with a Hadoop {@link
+ * Configuration} of its own ({@code new Configuration(false)} plus the {@code hadoop.*} options).
+ * It never goes through {@code FlinkCatalogFactory.clusterHadoopConf()}, which needs Hadoop in
+ * Flink's parent class loader and fails on runtimes without it.
+ */
+@Internal
+public final class CatalogConfig implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    private static final Map<String, String> IMPLS = Map.of(
+            "hadoop", "org.apache.iceberg.hadoop.HadoopCatalog",
+            "hive", "org.apache.iceberg.hive.HiveCatalog",
+            "rest", "org.apache.iceberg.rest.RESTCatalog",
+            "jdbc", "org.apache.iceberg.jdbc.JdbcCatalog",
+            "glue", "org.apache.iceberg.aws.glue.GlueCatalog",
+            "nessie", "org.apache.iceberg.nessie.NessieCatalog");
+
+    private final String name;
+    private final String type;
+    @Nullable private final String impl;
+    private final HashMap<String, String> properties;
+    private final HashMap<String, String> hadoopProperties;
+
+    public CatalogConfig(
+            String name, String type, @Nullable String impl, Map<String, String> properties, Map<String, String> hadoopProperties) {
+        this.name = name;
+        this.type = type.toLowerCase(Locale.ROOT);
+        this.impl = impl;
+        this.properties = new HashMap<>(properties);
+        this.hadoopProperties = new HashMap<>(hadoopProperties);
+    }
+
+    /** Checks the settings; returns problems, each with its fix. */
+    public java.util.List<String> problems() {
+        java.util.List<String> problems = new java.util.ArrayList<>();
+        if (impl == null && !IMPLS.containsKey(type)) {
+            problems.add("'catalog-type' = '" + type + "' is unknown; use one of " + new java.util.TreeSet<>(IMPLS.keySet())
+                    + ", or name a Catalog class with 'catalog-impl'.");
+            return problems;
+        }
+        if (impl == null && "hadoop".equals(type) && !properties.containsKey(CatalogProperties.WAREHOUSE_LOCATION)) {
+            problems.add("A hadoop catalog needs 'warehouse', e.g. 'file:///data/warehouse'.");
+        }
+        if (impl == null && ("hive".equals(type) || "rest".equals(type) || "jdbc".equals(type)) && !properties.containsKey(CatalogProperties.URI)) {
+            problems.add("A " + type + " catalog needs 'uri'.");
+        }
+        String cls = implClass();
+        try {
+            Class.forName(cls, false, Thread.currentThread().getContextClassLoader());
+        } catch (ClassNotFoundException | LinkageError e) {
+            problems.add("The catalog class " + cls + " is not on the classpath; add the Iceberg module that has it"
+                    + " (for example iceberg-hive-metastore with Hive's metastore client, iceberg-aws, iceberg-nessie).");
+        }
+        return problems;
+    }
+
+    private String implClass() {
+        return impl != null ? impl : IMPLS.get(type);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** A Hadoop configuration of this catalog's own, independent of the cluster's. */
+    public Configuration hadoopConf() {
+        Configuration conf = new Configuration(false);
+        hadoopProperties.forEach(conf::set);
+        return conf;
+    }
+
+    /** Iceberg's serializable loader, shipped to the writers and the committer. */
+    public CatalogLoader loader() {
+        Configuration conf = hadoopConf();
+        Map<String, String> props = new HashMap<>(properties);
+        if (impl == null) {
+            switch (type) {
+                case "hadoop":
+                    return CatalogLoader.hadoop(name, conf, props);
+                case "hive":
+                    return CatalogLoader.hive(name, conf, props);
+                case "rest":
+                    return CatalogLoader.rest(name, conf, props);
+                default:
+                    break;
+            }
+        }
+        return CatalogLoader.custom(name, props, conf, implClass());
+    }
+
+    /**
+     * Identifies the catalog's storage, so that two sinks writing the same table can be told apart
+     * from two writing tables of the same name in different catalogs.
+     */
+    public String identity() {
+        String where = properties.getOrDefault(CatalogProperties.URI, properties.getOrDefault(CatalogProperties.WAREHOUSE_LOCATION, name));
+        return implClass() + "@" + where.replaceAll("/+$", "");
+    }
+
+    /** For logs: no property values, which may hold credentials. */
+    @Override
+    public String toString() {
+        Map<String, String> shown = new LinkedHashMap<>();
+        shown.put("name", name);
+        shown.put("impl", implClass());
+        if (properties.containsKey(CatalogProperties.WAREHOUSE_LOCATION)) {
+            shown.put("warehouse", properties.get(CatalogProperties.WAREHOUSE_LOCATION));
+        }
+        if (properties.containsKey(CatalogProperties.URI)) {
+            shown.put("uri", properties.get(CatalogProperties.URI));
+        }
+        return "IcebergCatalog" + shown;
+    }
+}

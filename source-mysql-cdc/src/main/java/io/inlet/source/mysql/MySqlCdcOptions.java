@@ -1,0 +1,109 @@
+package io.inlet.source.mysql;
+
+import io.inlet.annotation.PublicEvolving;
+
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+
+import java.time.Duration;
+
+/**
+ * Options of the {@code mysql-cdc} source. The keys are those of Flink CDC's {@code mysql-cdc} SQL
+ * connector, so a {@code WITH (...)} clause users already have carries over; Inlet adds {@code
+ * exclude-columns}, {@code treat-tinyint1-as-boolean.enabled} and {@code scan.parallelism}.
+ */
+@PublicEvolving
+public final class MySqlCdcOptions {
+
+    private MySqlCdcOptions() {}
+
+    public static final ConfigOption<String> HOSTNAME =
+            ConfigOptions.key("hostname").stringType().noDefaultValue()
+                    .withDescription("IP address or host name of the MySQL server.");
+
+    public static final ConfigOption<Integer> PORT =
+            ConfigOptions.key("port").intType().defaultValue(3306)
+                    .withDescription("Port of the MySQL server.");
+
+    public static final ConfigOption<String> USERNAME =
+            ConfigOptions.key("username").stringType().noDefaultValue()
+                    .withDescription("User with SELECT, RELOAD, SHOW DATABASES, REPLICATION SLAVE and REPLICATION CLIENT (BINLOG MONITOR on MariaDB).");
+
+    public static final ConfigOption<String> PASSWORD =
+            ConfigOptions.key("password").stringType().noDefaultValue()
+                    .withDescription("Password of the user; never logged or shown.");
+
+    public static final ConfigOption<String> DATABASE_NAME =
+            ConfigOptions.key("database-name").stringType().noDefaultValue()
+                    .withDescription("Regular expression of the databases to capture; 'shop|crm' for a list.");
+
+    public static final ConfigOption<String> TABLE_NAME =
+            ConfigOptions.key("table-name").stringType().defaultValue(".*")
+                    .withDescription("Regular expression of the tables (their name, without database) to capture; 'orders|customers' for a list.");
+
+    public static final ConfigOption<String> EXCLUDE_COLUMNS =
+            ConfigOptions.key("exclude-columns").stringType().noDefaultValue()
+                    .withDescription("Regular expression over 'database.table.column' of columns to leave out, for example columns of a type Inlet cannot map.");
+
+    public static final ConfigOption<String> SERVER_TIME_ZONE =
+            ConfigOptions.key("server-time-zone").stringType().noDefaultValue()
+                    .withDescription("Session time zone of the server, e.g. 'UTC' or 'Europe/Berlin'; it converts TIMESTAMP columns. Default: the server's own, read at start. A value whose offset differs from the server's is refused.");
+
+    public static final ConfigOption<String> SERVER_ID =
+            ConfigOptions.key("server-id").stringType().noDefaultValue()
+                    .withDescription("A numeric id or a range like '5400-5408' for the replication clients; the range must be at least as wide as the source parallelism and unique among the server's replicas. Default: a random range of the needed width in 5400-6400.");
+
+    public static final ConfigOption<String> SCAN_STARTUP_MODE =
+            ConfigOptions.key("scan.startup.mode").stringType().defaultValue("initial")
+                    .withDescription("initial (snapshot, then binlog), latest-offset, earliest-offset, timestamp or specific-offset.");
+
+    public static final ConfigOption<String> SCAN_STARTUP_SPECIFIC_OFFSET_FILE =
+            ConfigOptions.key("scan.startup.specific-offset.file").stringType().noDefaultValue()
+                    .withDescription("Binlog file for 'specific-offset'.");
+
+    public static final ConfigOption<Long> SCAN_STARTUP_SPECIFIC_OFFSET_POS =
+            ConfigOptions.key("scan.startup.specific-offset.pos").longType().noDefaultValue()
+                    .withDescription("Binlog position for 'specific-offset'.");
+
+    public static final ConfigOption<Long> SCAN_STARTUP_TIMESTAMP_MILLIS =
+            ConfigOptions.key("scan.startup.timestamp-millis").longType().noDefaultValue()
+                    .withDescription("Epoch milliseconds for 'timestamp'.");
+
+    public static final ConfigOption<Integer> SCAN_INCREMENTAL_SNAPSHOT_CHUNK_SIZE =
+            ConfigOptions.key("scan.incremental.snapshot.chunk.size").intType().defaultValue(8096)
+                    .withDescription("Rows per snapshot chunk.");
+
+    public static final ConfigOption<Integer> SCAN_SNAPSHOT_FETCH_SIZE =
+            ConfigOptions.key("scan.snapshot.fetch.size").intType().defaultValue(1024)
+                    .withDescription("Rows fetched per round trip while snapshotting.");
+
+    public static final ConfigOption<Integer> SCAN_PARALLELISM =
+            ConfigOptions.key("scan.parallelism").intType().noDefaultValue()
+                    .withDescription("Parallelism of the source (snapshot chunks are read in parallel; the binlog by one reader). Default: the job's.");
+
+    public static final ConfigOption<Duration> HEARTBEAT_INTERVAL =
+            ConfigOptions.key("heartbeat.interval").durationType().defaultValue(Duration.ofSeconds(30))
+                    .withDescription("Heartbeat interval, which keeps the binlog offset moving on idle tables.");
+
+    public static final ConfigOption<Duration> CONNECT_TIMEOUT =
+            ConfigOptions.key("connect.timeout").durationType().defaultValue(Duration.ofSeconds(30))
+                    .withDescription("How long to wait for a connection.");
+
+    public static final ConfigOption<Integer> CONNECT_MAX_RETRIES =
+            ConfigOptions.key("connect.max-retries").intType().defaultValue(3)
+                    .withDescription("Retries for a connection.");
+
+    public static final ConfigOption<Integer> CONNECTION_POOL_SIZE =
+            ConfigOptions.key("connection.pool.size").intType().defaultValue(20)
+                    .withDescription("Connection pool size.");
+
+    public static final ConfigOption<Boolean> TREAT_TINYINT1_AS_BOOLEAN =
+            ConfigOptions.key("treat-tinyint1-as-boolean.enabled").booleanType().defaultValue(true)
+                    .withDescription("Map TINYINT(1) (and BOOLEAN) to BOOLEAN. A value other than 0 or 1 then fails the job; turn this off to map them to TINYINT.");
+
+    /** Prefix of JDBC properties passed to the connections, e.g. 'jdbc.properties.useSSL'. */
+    public static final String JDBC_PROPERTIES_PREFIX = "jdbc.properties.";
+
+    /** Prefix of Debezium properties passed to the binlog reader, e.g. 'debezium.snapshot.locking.mode'. */
+    public static final String DEBEZIUM_PROPERTIES_PREFIX = "debezium.";
+}
