@@ -383,8 +383,7 @@ public final class Pipeline {
                             });
             checkType("Source '" + source.name() + "'", stream, sourceType);
             stream =
-                    stream.map(new ChangeEventMetrics())
-                            .returns(sourceType)
+                    stream.map(new ChangeEventMetrics(), sourceType)
                             .setParallelism(stream.getParallelism())
                             .name("Metrics: " + source.name())
                             .uid(sourcePrefix + "-metrics");
@@ -449,7 +448,7 @@ public final class Pipeline {
                                 + stream.getType()
                                 + " instead of "
                                 + expected
-                                + ". Set the type with .returns(context.typeInfo()) so that events are"
+                                + ". Give the type explicitly, e.g. map(fn, context.typeInfo()), so that events are"
                                 + " serialized by Inlet's serializer and never by Kryo.");
             }
         }

@@ -12,7 +12,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A private MariaDB server with a ROW binlog, the MySQL binlog source of Inlet's tests: its own data
@@ -29,10 +31,12 @@ public final class MariaDbServer extends ServiceProcess implements ExtensionCont
     private static final String[] INSTALL_DB_BINARIES = {"/usr/bin/mariadb-install-db", "/usr/bin/mysql_install_db"};
 
     private final int port;
+    private final Map<String, String> overrides;
 
-    private MariaDbServer(Path workDir, int port) {
+    private MariaDbServer(Path workDir, int port, Map<String, String> overrides) {
         super("mariadb", workDir);
         this.port = port;
+        this.overrides = overrides;
     }
 
     /** Starts a server on a free port. */
@@ -54,13 +58,26 @@ public final class MariaDbServer extends ServiceProcess implements ExtensionCont
 
     /** Starts a server on the given port (fails with the server's log when it cannot). */
     public static MariaDbServer start(int port) {
+        return start(port, Map.of());
+    }
+
+    /**
+     * Starts a private server with changed settings, for tests of misconfigured servers: each
+     * entry replaces the {@code [mysqld]} setting of that name; a null value removes it (e.g.
+     * {@code log_bin} for a server without a binlog).
+     */
+    public static MariaDbServer startWith(Map<String, String> overrides) {
+        return start(FreePorts.next(), overrides);
+    }
+
+    private static MariaDbServer start(int port, Map<String, String> overrides) {
         Path dir;
         try {
             dir = Files.createTempDirectory("inlet-mariadb-");
         } catch (IOException e) {
             throw new IllegalStateException("Cannot create a directory for MariaDB", e);
         }
-        MariaDbServer server = new MariaDbServer(dir, port);
+        MariaDbServer server = new MariaDbServer(dir, port, overrides);
         server.startServer();
         return server;
     }
@@ -105,30 +122,36 @@ public final class MariaDbServer extends ServiceProcess implements ExtensionCont
 
     private String config() {
         Path d = workDir();
-        return String.join(
-                "\n",
-                "[mysqld]",
-                "datadir=" + d.resolve("data"),
-                "socket=" + d.resolve("mysqld.sock"),
-                "pid-file=" + d.resolve("mysqld.pid"),
-                "log-error=" + d.resolve("error.log"),
-                "port=" + port,
-                "bind-address=127.0.0.1",
-                "skip-name-resolve",
-                "server_id=1",
-                "log_bin=" + d.resolve("data").resolve("mysql-bin"),
-                "binlog_format=ROW",
-                "binlog_row_image=FULL",
-                "character-set-server=utf8mb4",
-                "collation-server=utf8mb4_general_ci",
-                "default-time-zone=+00:00",
-                "max_connections=500",
-                "innodb_buffer_pool_size=128M",
-                "innodb_flush_log_at_trx_commit=2",
-                "sync_binlog=0",
-                "[client]",
-                "socket=" + d.resolve("mysqld.sock"),
-                "");
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("datadir", d.resolve("data").toString());
+        settings.put("socket", d.resolve("mysqld.sock").toString());
+        settings.put("pid-file", d.resolve("mysqld.pid").toString());
+        settings.put("log-error", d.resolve("error.log").toString());
+        settings.put("port", String.valueOf(port));
+        settings.put("bind-address", "127.0.0.1");
+        settings.put("skip-name-resolve", "");
+        settings.put("server_id", "1");
+        settings.put("log_bin", d.resolve("data").resolve("mysql-bin").toString());
+        settings.put("binlog_format", "ROW");
+        settings.put("binlog_row_image", "FULL");
+        settings.put("character-set-server", "utf8mb4");
+        settings.put("collation-server", "utf8mb4_general_ci");
+        settings.put("default-time-zone", "+00:00");
+        settings.put("max_connections", "500");
+        settings.put("innodb_buffer_pool_size", "128M");
+        settings.put("innodb_flush_log_at_trx_commit", "2");
+        settings.put("sync_binlog", "0");
+        overrides.forEach((k, v) -> {
+            if (v == null) {
+                settings.remove(k);
+            } else {
+                settings.put(k, v);
+            }
+        });
+        StringBuilder cnf = new StringBuilder("[mysqld]\n");
+        settings.forEach((k, v) -> cnf.append(k).append(v.isEmpty() ? "" : "=" + v).append('\n'));
+        cnf.append("[client]\nsocket=").append(d.resolve("mysqld.sock")).append('\n');
+        return cnf.toString();
     }
 
     @Override

@@ -17,11 +17,11 @@ import java.util.List;
 /**
  * The Flink type of a stream of {@link ChangeEvent}s of a known set of tables. It gives Flink
  * Inlet's own serializer, so events never fall back to Kryo. Every stream of change events needs
- * one: pass it to {@code returns(...)} or to the source.
+ * one: pass it to {@code map(fn, typeInfo)}, {@code returns(...)} or the source.
  *
  * <pre>{@code
  * DataStream<ChangeEvent> events =
- *     input.map(new MyRouting()).returns(ChangeEventTypeInfo.of(outputTables));
+ *     input.map(new MyRouting(), ChangeEventTypeInfo.of(outputTables));
  * }</pre>
  */
 @PublicEvolving

@@ -118,8 +118,7 @@ public final class MetadataTransform implements ChangeTransform {
 
     @Override
     public DataStream<ChangeEvent> apply(DataStream<ChangeEvent> input, TransformContext context) {
-        return input.map(new MetadataFunction(selector, new ArrayList<>(columns.keySet()), context.inputTables()))
-                .returns(context.outputTypeInfo())
+        return input.map(new MetadataFunction(selector, new ArrayList<>(columns.keySet()), context.inputTables()), context.outputTypeInfo())
                 .name("Metadata: " + String.join(", ", columns.values()))
                 .uid(context.uid("metadata"))
                 // Same parallelism as the input: chained, so each row's changes stay in order.

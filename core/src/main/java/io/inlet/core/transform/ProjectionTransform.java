@@ -152,8 +152,7 @@ public final class ProjectionTransform implements ChangeTransform {
                 positions.put(t.tableId(), sourcePositions(t));
             }
         }
-        return input.map(new ProjectionFunction(context.inputTables(), positions))
-                .returns(context.outputTypeInfo())
+        return input.map(new ProjectionFunction(context.inputTables(), positions), context.outputTypeInfo())
                 .name("Projection: " + projection)
                 .uid(context.uid("projection"))
                 // Same parallelism as the input: chained, so each row's changes stay in order.

@@ -185,8 +185,7 @@ public final class RouteTransform implements ChangeTransform {
         Map<TableId, TableId> ids = targetIds(context.inputTables());
         Map<TableId, Integer> versions = new LinkedHashMap<>();
         context.outputTables().forEach(t -> versions.put(t.tableId(), t.schemaVersion()));
-        return input.map(new RouteFunction(ids, versions))
-                .returns(context.outputTypeInfo())
+        return input.map(new RouteFunction(ids, versions), context.outputTypeInfo())
                 .name("Route")
                 .uid(context.uid("route"))
                 // Same parallelism as the input: chained, so each row's changes stay in order.

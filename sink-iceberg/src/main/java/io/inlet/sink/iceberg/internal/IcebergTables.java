@@ -159,17 +159,37 @@ public final class IcebergTables {
                 + " or set 'write-mode' = 'changelog'.";
     }
 
+    private static List<String> names(Schema schema) {
+        List<String> names = new ArrayList<>();
+        schema.columns().forEach(c -> names.add(c.name()));
+        return names;
+    }
+
     /** Problems that keep the existing table from taking the descriptor's rows; empty when none. */
     public static List<String> compatibility(Table table, Schema wanted, TableDescriptor t) {
         List<String> problems = new ArrayList<>();
         String name = table.name();
-        try {
-            TypeUtil.validateWriteSchema(table.schema(), wanted, true, true);
-        } catch (IllegalArgumentException e) {
+        List<String> tableColumns = names(table.schema());
+        List<String> rowColumns = names(wanted);
+        List<String> missing = new ArrayList<>(rowColumns);
+        missing.removeAll(tableColumns);
+        List<String> extra = new ArrayList<>(tableColumns);
+        extra.removeAll(rowColumns);
+        if (!missing.isEmpty() || !extra.isEmpty()) {
             problems.add(
-                    "The existing Iceberg table " + name + " cannot take the rows of " + t.tableId() + ": "
-                            + e.getMessage().replace("\n", " ") + " Table schema: " + table.schema().asStruct()
-                            + "; rows: " + wanted.asStruct() + ". Align the table (ALTER TABLE) or write to another table.");
+                    "The existing Iceberg table " + name + " has the columns " + tableColumns + ", the rows of " + t.tableId()
+                            + " have " + rowColumns + (missing.isEmpty() ? "" : "; missing in the table: " + missing)
+                            + (extra.isEmpty() ? "" : "; only in the table: " + extra)
+                            + ". Align the table (ALTER TABLE ... ADD/DROP COLUMN) or write to another table.");
+        } else {
+            try {
+                // Ids by name, as Iceberg's FlinkSink does before it validates.
+                TypeUtil.validateWriteSchema(table.schema(), TypeUtil.reassignIds(wanted, table.schema()), true, true);
+            } catch (IllegalArgumentException e) {
+                problems.add(
+                        "The existing Iceberg table " + name + " cannot take the rows of " + t.tableId() + ": "
+                                + e.getMessage().replaceAll("\\s+", " ") + " Align the table (ALTER TABLE) or write to another table.");
+            }
         }
         Set<String> ids = new TreeSet<>(table.schema().identifierFieldNames());
         Set<String> pk = new TreeSet<>(t.primaryKey());

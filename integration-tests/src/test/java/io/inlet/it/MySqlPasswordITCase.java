@@ -1,0 +1,126 @@
+package io.inlet.it;
+
+import io.inlet.core.InletValidationException;
+import io.inlet.core.Pipeline;
+import io.inlet.core.testing.MiniClusters;
+import io.inlet.sink.iceberg.IcebergSink;
+import io.inlet.source.mysql.MySqlCdcSource;
+import io.inlet.testing.MariaDbExtension;
+import io.inlet.testing.MariaDbServer;
+import io.inlet.testing.TestNames;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.iceberg.hadoop.HadoopCatalog;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.LoggerContext;
+import org.apache.logging.log4j.core.appender.WriterAppender;
+import org.apache.logging.log4j.core.config.LoggerConfig;
+import org.apache.logging.log4j.core.layout.PatternLayout;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.StringWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The MySQL password never shows: not in any log line (INFO and above, Flink's, Flink CDC's,
+ * Debezium's and Inlet's), not in toString, not in exception messages, not in the job's
+ * configuration as Flink's REST API shows it.
+ */
+@ExtendWith(MariaDbExtension.class)
+class MySqlPasswordITCase {
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = MiniClusters.extension(2);
+
+    @Test
+    void thePasswordNeverShows(MariaDbServer mysql, @TempDir Path warehouse) throws Exception {
+        String db = mysql.createDatabase();
+        ShopDatabase.create(mysql, db);
+        ShopDatabase.load(mysql, db);
+        String user = TestNames.unique("cdc");
+        String password = "Pw-" + TestNames.unique("secret");
+        mysql.createUser(user, password, "SELECT, RELOAD, SHOW DATABASES, REPLICATION SLAVE, BINLOG MONITOR");
+
+        StringWriter logs = new StringWriter();
+        LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
+        WriterAppender appender = WriterAppender.createAppender(
+                PatternLayout.newBuilder().withPattern("%c %m%n%throwable").build(), null, logs, "password-check", false, true);
+        appender.start();
+        LoggerConfig root = ctx.getConfiguration().getRootLogger();
+        Level before = root.getLevel();
+        root.addAppender(appender, Level.INFO, null);
+        root.setLevel(Level.INFO);
+        ctx.updateLoggers();
+        try {
+            MySqlCdcSource source = MySqlCdcSource.builder()
+                    .hostname(mysql.host()).port(mysql.port()).username(user).password(password)
+                    .databaseList(db).build();
+            assertThat(source.toString()).contains(user).doesNotContain(password);
+
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+            env.enableCheckpointing(300);
+            JobClient job = Pipeline.builder()
+                    .environment(env)
+                    .source(source)
+                    .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build())
+                    .build()
+                    .executeAsync();
+            try (HadoopCatalog catalog = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toUri().toString());
+                    Connection c = mysql.connection(db)) {
+                MySqlToIcebergITCase.awaitEqual(job, c, catalog, db);
+                mysql.execute(db, "UPDATE orders SET note = 'binlog' WHERE id = 1");
+                MySqlToIcebergITCase.awaitEqual(job, c, catalog, db);
+
+                String config = restGet("/jobs/" + job.getJobID() + "/config");
+                assertThat(config).contains("execution-config").doesNotContain(password);
+            } finally {
+                job.cancel().get();
+            }
+
+            assertThatThrownBy(() -> MySqlCdcSource.builder()
+                            .hostname(mysql.host()).port(mysql.port()).username(user).password(password + "-wrong")
+                            .databaseList(db).build().discoverTables())
+                    .isInstanceOf(InletValidationException.class)
+                    .satisfies(e -> assertThat(stackText(e)).doesNotContain(password));
+        } finally {
+            root.removeAppender("password-check");
+            root.setLevel(before);
+            ctx.updateLoggers();
+            appender.stop();
+        }
+        String captured = logs.toString();
+        assertThat(captured).as("INFO and above logs of the run").contains("io.debezium.connector.mysql").contains(user);
+        assertThat(captured).doesNotContain(password);
+    }
+
+    private static String restGet(String path) throws Exception {
+        Configuration client = MINI_CLUSTER.getClientConfiguration();
+        URI uri = URI.create("http://" + client.get(RestOptions.ADDRESS) + ":" + client.get(RestOptions.PORT) + path);
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(uri).GET().build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as("GET %s: %s", uri, r.body()).isEqualTo(200);
+        return r.body();
+    }
+
+    private static String stackText(Throwable e) {
+        java.io.StringWriter w = new java.io.StringWriter();
+        e.printStackTrace(new java.io.PrintWriter(w));
+        return w.toString();
+    }
+}

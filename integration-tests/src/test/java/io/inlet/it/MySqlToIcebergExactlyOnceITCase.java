@@ -1,0 +1,136 @@
+package io.inlet.it;
+
+import io.inlet.core.Pipeline;
+import io.inlet.core.spi.ChangeTransform;
+import io.inlet.core.testing.MiniClusters;
+import io.inlet.sink.iceberg.IcebergSink;
+import io.inlet.sink.iceberg.WriteMode;
+import io.inlet.source.mysql.MySqlCdcSource;
+import io.inlet.testing.MariaDbExtension;
+import io.inlet.testing.MariaDbServer;
+
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.api.common.restartstrategy.RestartStrategies;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.jobgraph.SavepointConfigOptions;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.hadoop.HadoopCatalog;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Exactly once from MySQL into Iceberg: a job failed in the middle of the binlog phase and restored
+ * from its last checkpoint, and a job stopped with a savepoint and resumed as a new job, both end
+ * with tables equal to MySQL. The sink writes in changelog mode, where a row written twice would
+ * stay twice, so a duplicate cannot hide behind an upsert.
+ */
+@ExtendWith(MariaDbExtension.class)
+class MySqlToIcebergExactlyOnceITCase {
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = MiniClusters.extension(4);
+
+    private static Pipeline pipeline(MariaDbServer mysql, String db, Path warehouse, WriteMode mode,
+            List<ChangeTransform> transforms, Configuration conf) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(2);
+        env.enableCheckpointing(300);
+        env.setRestartStrategy(RestartStrategies.fixedDelayRestart(3, 200));
+        Pipeline.Builder b = Pipeline.builder()
+                .environment(env)
+                .source(MySqlCdcSource.builder()
+                        .hostname(mysql.host()).port(mysql.port())
+                        .username(mysql.rootUser()).password(mysql.rootPassword())
+                        .databaseList(db)
+                        .build())
+                .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).writeMode(mode).build());
+        transforms.forEach(b::transform);
+        return b.build();
+    }
+
+    private static void churn(MariaDbServer mysql, String db, int from, int to) {
+        List<String> sql = new ArrayList<>();
+        for (int i = from; i < to; i++) {
+            sql.add("INSERT INTO orders (customer, amount, status, created) VALUES ('c" + i + "', " + i + ".25, 'new', '2024-05-01 00:00:00')");
+            if (i % 3 == 0) {
+                sql.add("UPDATE orders SET status = 'paid', amount = amount * 2 WHERE customer = 'c" + i + "'");
+            }
+            if (i % 5 == 0) {
+                sql.add("DELETE FROM orders WHERE customer = 'c" + (i - 1) + "'");
+            }
+            if (i % 7 == 0) {
+                sql.add("INSERT INTO order_items VALUES (" + i + ", 1, 'SKU-" + i + "', " + i + ", NULL)");
+            }
+        }
+        mysql.execute(db, sql.toArray(new String[0]));
+    }
+
+    @Test
+    void aFailureInTheBinlogPhaseRestoresFromTheLastCheckpoint(MariaDbServer mysql, @TempDir Path warehouse) throws Exception {
+        String db = mysql.createDatabase();
+        ShopDatabase.create(mysql, db);
+        ShopDatabase.load(mysql, db);
+        FailOnceTransform failOnce = new FailOnceTransform("orders", "boom");
+        JobClient job = pipeline(mysql, db, warehouse, WriteMode.CHANGELOG, List.of(failOnce), new Configuration()).executeAsync();
+        try (HadoopCatalog catalog = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toUri().toString());
+                Connection c = mysql.connection(db)) {
+            MySqlToIcebergITCase.awaitEqual(job, c, catalog, db);
+            churn(mysql, db, 0, 150);
+            mysql.execute(db, "INSERT INTO orders (customer, amount, status, created) VALUES ('boom', 1, 'new', '2024-05-02 00:00:00')");
+            churn(mysql, db, 150, 300);
+            MySqlToIcebergITCase.awaitEqual(job, c, catalog, db);
+            assertThat(failOnce.fired()).as("the injected failure happened").isTrue();
+            assertThat(Canonical.iceberg(catalog.loadTable(TableIdentifier.of(db, "orders")))).hasSize(Canonical.mysql(c, db, "orders").size());
+        } finally {
+            job.cancel().get();
+        }
+    }
+
+    @Test
+    void aJobStoppedWithASavepointResumesAsANewJob(MariaDbServer mysql, @TempDir Path warehouse, @TempDir Path savepoints) throws Exception {
+        String db = mysql.createDatabase();
+        ShopDatabase.create(mysql, db);
+        ShopDatabase.load(mysql, db);
+        try (HadoopCatalog catalog = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toUri().toString());
+                Connection c = mysql.connection(db)) {
+            JobClient first = pipeline(mysql, db, warehouse, WriteMode.AUTO, List.of(), new Configuration()).executeAsync();
+            String savepoint;
+            try {
+                MySqlToIcebergITCase.awaitEqual(first, c, catalog, db);
+                churn(mysql, db, 0, 100);
+                MySqlToIcebergITCase.awaitEqual(first, c, catalog, db);
+                churn(mysql, db, 100, 200); // some of it may be in flight when the savepoint is taken
+                savepoint = first.stopWithSavepoint(false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL).get();
+            } catch (Exception e) {
+                first.cancel().get();
+                throw e;
+            }
+            assertThat(first.getJobStatus().get()).isEqualTo(JobStatus.FINISHED);
+
+            churn(mysql, db, 200, 300); // changes while no job runs
+            Configuration restore = new Configuration();
+            restore.set(SavepointConfigOptions.SAVEPOINT_PATH, savepoint);
+            // auto mode: the tables hold rows now, but the job restores, so it stays in changelog mode
+            JobClient second = pipeline(mysql, db, warehouse, WriteMode.AUTO, List.of(), restore).executeAsync();
+            try {
+                churn(mysql, db, 300, 350);
+                MySqlToIcebergITCase.awaitEqual(second, c, catalog, db);
+            } finally {
+                second.cancel().get();
+            }
+        }
+    }
+}
