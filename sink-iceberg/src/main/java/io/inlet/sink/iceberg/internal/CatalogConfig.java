@@ -34,6 +34,12 @@ public final class CatalogConfig implements Serializable {
             "glue", "org.apache.iceberg.aws.glue.GlueCatalog",
             "nessie", "org.apache.iceberg.nessie.NessieCatalog");
 
+    /** Classes a catalog type needs besides its Iceberg class, and where they come from. */
+    private static final Map<String, String[]> NEEDS = Map.of(
+            "hive", new String[] {"org.apache.hadoop.hive.metastore.IMetaStoreClient", "Hive's metastore client (hive-metastore)"},
+            "glue", new String[] {"software.amazon.awssdk.services.glue.GlueClient", "the AWS SDK's Glue client (iceberg-aws-bundle)"},
+            "nessie", new String[] {"org.projectnessie.client.api.NessieApiV1", "the Nessie client (iceberg-nessie)"});
+
     private final String name;
     private final String type;
     @Nullable private final String impl;
@@ -64,13 +70,23 @@ public final class CatalogConfig implements Serializable {
             problems.add("A " + type + " catalog needs 'uri'.");
         }
         String cls = implClass();
-        try {
-            Class.forName(cls, false, Thread.currentThread().getContextClassLoader());
-        } catch (ClassNotFoundException | LinkageError e) {
+        if (!present(cls)) {
             problems.add("The catalog class " + cls + " is not on the classpath; add the Iceberg module that has it"
-                    + " (for example iceberg-hive-metastore with Hive's metastore client, iceberg-aws, iceberg-nessie).");
+                    + " (for example iceberg-hive-metastore, iceberg-aws, iceberg-nessie).");
+        } else if (impl == null && NEEDS.containsKey(type) && !present(NEEDS.get(type)[0])) {
+            problems.add("A " + type + " catalog needs " + NEEDS.get(type)[1] + " on the classpath ("
+                    + NEEDS.get(type)[0] + " is missing); add it to the job.");
         }
         return problems;
+    }
+
+    private static boolean present(String className) {
+        try {
+            Class.forName(className, false, Thread.currentThread().getContextClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
     }
 
     private String implClass() {
