@@ -15,6 +15,7 @@ import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.hadoop.HadoopCatalog;
+import org.apache.iceberg.jdbc.JdbcCatalog;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,6 +25,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -100,6 +102,50 @@ class MySqlToIcebergITCase {
             assertThat(orders.schema().findField("customer").doc()).isEqualTo("who ordered");
             assertThat(catalog.loadTable(TableIdentifier.of(db, "order_items")).schema().identifierFieldNames())
                     .containsExactlyInAnyOrder("order_id", "line_no");
+        } finally {
+            job.cancel().get();
+        }
+    }
+
+    @Test
+    void aJdbcCatalogWorksThroughItsOwnConfiguration(MariaDbServer mysql, @TempDir Path warehouse) throws Exception {
+        String db = mysql.createDatabase();
+        String catalogDb = mysql.createDatabase();
+        ShopDatabase.create(mysql, db);
+        ShopDatabase.load(mysql, db);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.enableCheckpointing(500);
+        Map<String, String> jdbc = Map.of(
+                "uri", mysql.jdbcUrl(catalogDb),
+                "jdbc.user", mysql.rootUser(),
+                "jdbc.password", mysql.rootPassword(),
+                "warehouse", warehouse.toUri().toString());
+        JobClient job = Pipeline.builder()
+                .environment(env)
+                .source(MySqlCdcSource.builder().hostname(mysql.host()).port(mysql.port())
+                        .username(mysql.rootUser()).password(mysql.rootPassword()).databaseList(db).tableList("orders").build())
+                .sink("iceberg", Map.of(
+                        "catalog-type", "jdbc",
+                        "catalog-name", "lake",
+                        "uri", jdbc.get("uri"),
+                        "warehouse", jdbc.get("warehouse"),
+                        "catalog.jdbc.user", jdbc.get("jdbc.user"),
+                        "catalog.jdbc.password", jdbc.get("jdbc.password")))
+                .build()
+                .executeAsync();
+        try (JdbcCatalog catalog = new JdbcCatalog(); Connection c = mysql.connection(db)) {
+            catalog.setConf(new Configuration(false));
+            catalog.initialize("lake", jdbc);
+            TableIdentifier id = TableIdentifier.of(db, "orders");
+            long deadline = System.nanoTime() + TIMEOUT.toNanos();
+            List<String> expected = Canonical.mysql(c, db, "orders");
+            List<String> actual = List.of();
+            while (System.nanoTime() < deadline && !actual.equals(expected)) {
+                Jobs.assertRunning(job);
+                actual = catalog.tableExists(id) ? Canonical.iceberg(catalog.loadTable(id)) : List.of();
+                Thread.sleep(250); // polling for the next commit; the assertion below decides
+            }
+            assertThat(actual).containsExactlyElementsOf(expected);
         } finally {
             job.cancel().get();
         }
