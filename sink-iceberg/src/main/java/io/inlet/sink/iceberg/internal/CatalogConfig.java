@@ -108,6 +108,10 @@ public final class CatalogConfig implements Serializable {
     public CatalogLoader loader() {
         Configuration conf = hadoopConf();
         Map<String, String> props = new HashMap<>(properties);
+        if ("org.apache.iceberg.hadoop.HadoopCatalog".equals(implClass())) {
+            // Iceberg's default lock manager dies with the first catalog closed in the JVM; see JvmLockManager.
+            props.putIfAbsent(CatalogProperties.LOCK_IMPL, JvmLockManager.class.getName());
+        }
         if (impl == null) {
             switch (type) {
                 case "hadoop":
