@@ -1,15 +1,12 @@
 package io.inlet.examples;
 
+import io.inlet.core.LocalEnvironments;
 import io.inlet.core.Pipeline;
 import io.inlet.sink.iceberg.IcebergSink;
 import io.inlet.source.mysql.MySqlCdcSource;
 import io.inlet.testing.MariaDbServer;
 
 import org.apache.flink.api.java.utils.ParameterTool;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.JobManagerOptions;
-import org.apache.flink.configuration.RestOptions;
-import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.iceberg.Snapshot;
@@ -96,15 +93,7 @@ public final class Quickstart {
 
     private static void run(String host, int port, String user, String password, String database, Path warehouse,
             Connection mysql) throws Exception {
-        Configuration conf = new Configuration();
-        conf.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
-        conf.set(RestOptions.ADDRESS, "127.0.0.1");
-        conf.set(RestOptions.BIND_PORT, "0");
-        conf.set(JobManagerOptions.BIND_HOST, "127.0.0.1");
-        conf.set(JobManagerOptions.ADDRESS, "127.0.0.1");
-        conf.set(TaskManagerOptions.BIND_HOST, "127.0.0.1");
-        conf.set(TaskManagerOptions.HOST, "127.0.0.1");
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(2, conf);
+        StreamExecutionEnvironment env = LocalEnvironments.create(2);
 
         Pipeline pipeline = Pipeline.builder()
                 .environment(env)

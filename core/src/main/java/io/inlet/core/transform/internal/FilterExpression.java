@@ -73,11 +73,14 @@ public abstract class FilterExpression implements Serializable {
 
     // ------------------------------------------------------------------ tree
 
-    private static final class Or extends FilterExpression {
+    /** AND or OR of parts, with SQL's three-valued logic. */
+    private static final class Junction extends FilterExpression {
         private final List<FilterExpression> parts;
+        private final boolean and;
 
-        Or(List<FilterExpression> parts) {
+        Junction(List<FilterExpression> parts, boolean and) {
             this.parts = parts;
+            this.and = and;
         }
 
         @Override
@@ -90,49 +93,19 @@ public abstract class FilterExpression implements Serializable {
         @Override
         public RowPredicate bind(TableDescriptor table) {
             RowPredicate[] bound = parts.stream().map(p -> p.bind(table)).toArray(RowPredicate[]::new);
+            // AND is decided by the first FALSE, OR by the first TRUE; otherwise any unknown wins.
+            boolean decisive = !and;
             return row -> {
                 boolean unknown = false;
                 for (RowPredicate b : bound) {
                     Boolean r = b.test(row);
                     if (r == null) {
                         unknown = true;
-                    } else if (r) {
-                        return Boolean.TRUE;
+                    } else if (r == decisive) {
+                        return decisive;
                     }
                 }
-                return unknown ? null : Boolean.FALSE;
-            };
-        }
-    }
-
-    private static final class And extends FilterExpression {
-        private final List<FilterExpression> parts;
-
-        And(List<FilterExpression> parts) {
-            this.parts = parts;
-        }
-
-        @Override
-        public Set<String> columns() {
-            Set<String> s = new LinkedHashSet<>();
-            parts.forEach(p -> s.addAll(p.columns()));
-            return s;
-        }
-
-        @Override
-        public RowPredicate bind(TableDescriptor table) {
-            RowPredicate[] bound = parts.stream().map(p -> p.bind(table)).toArray(RowPredicate[]::new);
-            return row -> {
-                boolean unknown = false;
-                for (RowPredicate b : bound) {
-                    Boolean r = b.test(row);
-                    if (r == null) {
-                        unknown = true;
-                    } else if (!r) {
-                        return Boolean.FALSE;
-                    }
-                }
-                return unknown ? null : Boolean.TRUE;
+                return unknown ? null : !decisive;
             };
         }
     }
@@ -488,7 +461,7 @@ public abstract class FilterExpression implements Serializable {
             while (acceptKeyword("OR")) {
                 parts.add(parseAnd());
             }
-            return parts.size() == 1 ? parts.get(0) : new Or(parts);
+            return parts.size() == 1 ? parts.get(0) : new Junction(parts, false);
         }
 
         FilterExpression parseAnd() {
@@ -497,7 +470,7 @@ public abstract class FilterExpression implements Serializable {
             while (acceptKeyword("AND")) {
                 parts.add(parseNot());
             }
-            return parts.size() == 1 ? parts.get(0) : new And(parts);
+            return parts.size() == 1 ? parts.get(0) : new Junction(parts, true);
         }
 
         FilterExpression parseNot() {
@@ -527,7 +500,7 @@ public abstract class FilterExpression implements Serializable {
                     options.add(new Compare(column, Op.EQ, literal()));
                 } while (accept(","));
                 expect(")");
-                FilterExpression in = options.size() == 1 ? options.get(0) : new Or(options);
+                FilterExpression in = options.size() == 1 ? options.get(0) : new Junction(options, false);
                 return negated ? new Not(in) : in;
             }
             if (acceptKeyword("LIKE")) {
