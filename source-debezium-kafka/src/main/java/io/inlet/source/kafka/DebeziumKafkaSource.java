@@ -1,0 +1,522 @@
+package io.inlet.source.kafka;
+
+import io.inlet.annotation.PublicEvolving;
+import io.inlet.core.InletValidationException;
+import io.inlet.core.event.ChangeEvent;
+import io.inlet.core.spi.ChangeSource;
+import io.inlet.core.spi.SourceContext;
+import io.inlet.core.table.TableDescriptor;
+import io.inlet.core.table.TableId;
+import io.inlet.source.kafka.internal.DeadLetterSerializer;
+import io.inlet.source.kafka.internal.DebeziumDecodeFunction;
+import io.inlet.source.kafka.internal.EnvelopeSchemas;
+import io.inlet.source.kafka.internal.KafkaRawRecord;
+import io.inlet.source.kafka.internal.RawRecordDeserializer;
+import io.inlet.source.kafka.internal.RegistrySettings;
+import io.inlet.source.kafka.internal.SchemaRegistryClient;
+
+import org.apache.avro.Schema;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.sink.KafkaSink;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamSource;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.OutputTag;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.OffsetResetStrategy;
+import org.apache.kafka.common.TopicPartition;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nullable;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+import java.util.stream.Collectors;
+
+/**
+ * Reads Debezium change events from Kafka: Avro in the Confluent wire format, writer schemas from any
+ * Confluent-compatible registry. Each topic is one table; its descriptor comes from the latest value
+ * schema registered for the topic ({@code <topic>-value}, the envelope's row) and its primary key from
+ * the key schema ({@code <topic>-key}). Debezium's semantic types and Avro's logical types are both
+ * understood; records are decoded straight from Avro binary into change events.
+ *
+ * <pre>{@code
+ * DebeziumKafkaSource source = DebeziumKafkaSource.builder()
+ *     .bootstrapServers("kafka:9092")
+ *     .topics("dbserver1.inventory.orders", "dbserver1.inventory.customers")
+ *     .registryUrl("http://registry:8081")
+ *     .groupId("inlet-inventory")
+ *     .deadLetterTopic("inventory-dead-letters")
+ *     .build();
+ * }</pre>
+ */
+@PublicEvolving
+public final class DebeziumKafkaSource implements ChangeSource {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DebeziumKafkaSource.class);
+
+    private final String bootstrapServers;
+    private final List<String> topics;
+    @Nullable private final String topicPattern;
+    @Nullable private final String groupId;
+    private final String startupMode;
+    @Nullable private final Long startupTimestamp;
+    @Nullable private final String startupOffsets;
+    private final String boundedMode;
+    @Nullable private final Long boundedTimestamp;
+    @Nullable private final String boundedOffsets;
+    private final Properties kafkaProperties;
+    private final RegistrySettings registry;
+    private final String tableIdPattern;
+    private final String tableIdReplacement;
+    @Nullable private final String deadLetterTopic;
+
+    private transient Map<String, TableDescriptor> tablesByTopic;
+
+    private DebeziumKafkaSource(Builder b, RegistrySettings registry) {
+        this.bootstrapServers = b.bootstrapServers;
+        this.topics = new ArrayList<>(b.topics);
+        this.topicPattern = b.topicPattern;
+        this.groupId = b.groupId;
+        this.startupMode = b.startupMode;
+        this.startupTimestamp = b.startupTimestamp;
+        this.startupOffsets = b.startupOffsets;
+        this.boundedMode = b.boundedMode;
+        this.boundedTimestamp = b.boundedTimestamp;
+        this.boundedOffsets = b.boundedOffsets;
+        this.kafkaProperties = b.kafkaProperties;
+        this.registry = registry;
+        this.tableIdPattern = b.tableIdPattern;
+        this.tableIdReplacement = b.tableIdReplacement;
+        this.deadLetterTopic = "dead-letter".equals(b.badRecordAction) ? b.deadLetterTopic : null;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public String name() {
+        return "debezium-kafka";
+    }
+
+    @Override
+    public List<TableDescriptor> discoverTables() {
+        List<String> resolved = resolveTopics();
+        SchemaRegistryClient client = new SchemaRegistryClient(registry);
+        Pattern idPattern = Pattern.compile(tableIdPattern);
+        List<String> problems = new ArrayList<>();
+        Map<String, TableDescriptor> byTopic = new LinkedHashMap<>();
+        Map<TableId, String> topicOfTable = new HashMap<>();
+        for (String topic : resolved) {
+            TableId id = tableId(idPattern, topic, problems);
+            if (id == null) {
+                continue;
+            }
+            String other = topicOfTable.putIfAbsent(id, topic);
+            if (other != null) {
+                problems.add("Topics " + other + " and " + topic + " both map to table " + id
+                        + "; set 'table-id.pattern' and 'table-id.replacement' to keep them apart.");
+                continue;
+            }
+            try {
+                Optional<SchemaRegistryClient.Registered> value = client.latest(topic + "-value");
+                if (value.isEmpty()) {
+                    problems.add("The schema registry at " + registry.describe() + " has no subject " + topic + "-value."
+                            + " Inlet derives the table from the schema Debezium registered for the topic's values: has"
+                            + " anything been written to " + topic + " yet, with the topic-name subject strategy?");
+                    continue;
+                }
+                Schema key = client.latest(topic + "-key").map(r -> r.schema).orElse(null);
+                byTopic.put(topic, EnvelopeSchemas.describe(id, topic, value.get().schema, key));
+            } catch (InletValidationException e) {
+                problems.addAll(e.problems());
+            } catch (IOException e) {
+                throw new InletValidationException(
+                        "Cannot read schemas from the schema registry at " + registry.describe() + ": " + e.getMessage()
+                                + " Check 'debezium-avro-confluent.url' and that the registry is up.",
+                        e);
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new InletValidationException(problems);
+        }
+        tablesByTopic = byTopic;
+        LOG.info("debezium-kafka reads {} topic(s) as tables: {}", byTopic.size(),
+                byTopic.entrySet().stream().map(e -> e.getKey() + " -> " + e.getValue().tableId()).collect(Collectors.joining(", ")));
+        return new ArrayList<>(byTopic.values());
+    }
+
+    @Nullable
+    private TableId tableId(Pattern pattern, String topic, List<String> problems) {
+        Matcher m = pattern.matcher(topic);
+        if (!m.matches()) {
+            problems.add("Topic " + topic + " does not match 'table-id.pattern' = '" + tableIdPattern + "' (whole name)."
+                    + " Set 'table-id.pattern' and 'table-id.replacement' for its naming, e.g. '(.*)' and 'default.$1'.");
+            return null;
+        }
+        StringBuffer sb = new StringBuffer();
+        try {
+            m.appendReplacement(sb, tableIdReplacement);
+            return TableId.parse(sb.toString());
+        } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
+            problems.add("'table-id.replacement' = '" + tableIdReplacement + "' gives no table id for topic " + topic + ": " + e.getMessage());
+            return null;
+        }
+    }
+
+    /** The explicit topics, checked to exist, or those matching the pattern now. */
+    private List<String> resolveTopics() {
+        Set<String> existing;
+        Properties p = new Properties();
+        p.putAll(kafkaProperties);
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        p.putIfAbsent(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
+        p.putIfAbsent(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "15000");
+        try (Admin admin = Admin.create(p)) {
+            existing = admin.listTopics().names().get(60, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new InletValidationException(
+                    "Cannot list the topics of the Kafka cluster at " + bootstrapServers + ": " + e
+                            + ". Check 'properties.bootstrap.servers' and the security 'properties.*'.",
+                    e);
+        }
+        if (topicPattern != null) {
+            Pattern pat = Pattern.compile(topicPattern);
+            List<String> matched = existing.stream().filter(t -> pat.matcher(t).matches()).sorted().collect(Collectors.toList());
+            if (matched.isEmpty()) {
+                throw new InletValidationException(
+                        "No topic of the Kafka cluster at " + bootstrapServers + " matches 'topic-pattern' = '" + topicPattern
+                                + "' (whole name). Topics: " + new TreeSet<>(existing) + ".");
+            }
+            return matched;
+        }
+        List<String> missing = topics.stream().filter(t -> !existing.contains(t)).collect(Collectors.toList());
+        if (!missing.isEmpty()) {
+            throw new InletValidationException(
+                    "The Kafka cluster at " + bootstrapServers + " has no topic " + missing + ". Fix 'topic'; topics there: "
+                            + new TreeSet<>(existing) + ".");
+        }
+        return topics;
+    }
+
+    @Override
+    public DataStream<ChangeEvent> createStream(StreamExecutionEnvironment env, SourceContext context) {
+        Map<String, TableDescriptor> byTopic = new LinkedHashMap<>();
+        for (TableDescriptor t : context.tables()) {
+            tablesByTopic.forEach((topic, d) -> {
+                if (d.tableId().equals(t.tableId())) {
+                    byTopic.put(topic, t);
+                }
+            });
+        }
+        KafkaSourceBuilder<KafkaRawRecord> b =
+                KafkaSource.<KafkaRawRecord>builder()
+                        .setBootstrapServers(bootstrapServers)
+                        // Exactly the topics validated now: a topic created later that matches a
+                        // pattern is not read without a rebuilt pipeline that knows its table.
+                        .setTopics(new ArrayList<>(byTopic.keySet()))
+                        .setDeserializer(new RawRecordDeserializer())
+                        .setProperties(kafkaProperties)
+                        .setStartingOffsets(offsets(startupMode, startupTimestamp, startupOffsets, byTopic.keySet(), true));
+        if (groupId != null) {
+            b.setGroupId(groupId);
+        }
+        if (!"unbounded".equals(boundedMode)) {
+            b.setBounded(offsets(boundedMode, boundedTimestamp, boundedOffsets, byTopic.keySet(), false));
+        }
+        DataStreamSource<KafkaRawRecord> raw =
+                env.fromSource(b.build(), WatermarkStrategy.noWatermarks(), "Kafka: " + String.join(", ", byTopic.keySet()));
+        raw.uid(context.uid("kafka-reader"));
+        OutputTag<KafkaRawRecord> dlq = deadLetterTopic == null ? null : new OutputTag<>("dead-letters", KafkaRawRecord.TYPE);
+        SingleOutputStreamOperator<ChangeEvent> events =
+                raw.process(new DebeziumDecodeFunction(registry, byTopic, dlq), context.typeInfo())
+                        .name("Debezium Avro decoder")
+                        .uid(context.uid("decoder"))
+                        .setParallelism(raw.getParallelism());
+        if (dlq != null) {
+            Properties producer = new Properties();
+            producer.putAll(kafkaProperties);
+            producer.keySet().removeIf(k -> String.valueOf(k).startsWith("group.") || String.valueOf(k).startsWith("auto.offset"));
+            events.getSideOutput(dlq)
+                    .sinkTo(KafkaSink.<KafkaRawRecord>builder()
+                            .setBootstrapServers(bootstrapServers)
+                            .setKafkaProducerConfig(producer)
+                            .setRecordSerializer(new DeadLetterSerializer(deadLetterTopic))
+                            // At least once: a dead letter written twice after a restart is set aside twice, never lost.
+                            .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
+                            .build())
+                    .name("Dead letters to " + deadLetterTopic)
+                    .uid(context.uid("dead-letters"));
+        }
+        return events;
+    }
+
+    private OffsetsInitializer offsets(String mode, @Nullable Long timestamp, @Nullable String specific, Set<String> topicSet, boolean startup) {
+        switch (mode) {
+            case "earliest-offset":
+                return OffsetsInitializer.earliest();
+            case "latest-offset":
+                return OffsetsInitializer.latest();
+            case "group-offsets":
+                return startup ? OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST) : OffsetsInitializer.committedOffsets();
+            case "timestamp":
+                return OffsetsInitializer.timestamp(timestamp);
+            case "specific-offsets":
+                Map<TopicPartition, Long> offsets = new HashMap<>();
+                for (String part : specific.split(";")) {
+                    Map<String, String> kv = new HashMap<>();
+                    for (String p : part.split(",")) {
+                        String[] pair = p.split(":");
+                        kv.put(pair[0].trim(), pair[1].trim());
+                    }
+                    for (String topic : topicSet) {
+                        offsets.put(new TopicPartition(topic, Integer.parseInt(kv.get("partition"))), Long.parseLong(kv.get("offset")));
+                    }
+                }
+                return OffsetsInitializer.offsets(offsets);
+            default:
+                throw new IllegalStateException("Unchecked mode " + mode);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "DebeziumKafkaSource{" + bootstrapServers + ", " + (topicPattern != null ? "topic-pattern=" + topicPattern : "topic=" + topics)
+                + ", registry=" + registry.describe() + (deadLetterTopic == null ? "" : ", dead-letter.topic=" + deadLetterTopic) + "}";
+    }
+
+    /** Builds a {@link DebeziumKafkaSource}; {@link #build()} checks the options. */
+    @PublicEvolving
+    public static final class Builder {
+        private String bootstrapServers;
+        private final List<String> topics = new ArrayList<>();
+        @Nullable private String topicPattern;
+        @Nullable private String groupId;
+        private String startupMode = DebeziumKafkaOptions.SCAN_STARTUP_MODE.defaultValue();
+        @Nullable private Long startupTimestamp;
+        @Nullable private String startupOffsets;
+        private String boundedMode = DebeziumKafkaOptions.SCAN_BOUNDED_MODE.defaultValue();
+        @Nullable private Long boundedTimestamp;
+        @Nullable private String boundedOffsets;
+        private final Properties kafkaProperties = new Properties();
+        private String registryUrl;
+        @Nullable private String basicAuthUserInfo;
+        @Nullable private String truststoreLocation;
+        @Nullable private String truststorePassword;
+        @Nullable private String keystoreLocation;
+        @Nullable private String keystorePassword;
+        private int registryMaxRetries = DebeziumKafkaOptions.REGISTRY_MAX_RETRIES.defaultValue();
+        private Duration registryTimeout = DebeziumKafkaOptions.REGISTRY_TIMEOUT.defaultValue();
+        private String tableIdPattern = DebeziumKafkaOptions.TABLE_ID_PATTERN.defaultValue();
+        private String tableIdReplacement = DebeziumKafkaOptions.TABLE_ID_REPLACEMENT.defaultValue();
+        private String badRecordAction = DebeziumKafkaOptions.BAD_RECORD_ACTION.defaultValue();
+        @Nullable private String deadLetterTopic;
+
+        private Builder() {}
+
+        public Builder bootstrapServers(String servers) {
+            this.bootstrapServers = servers;
+            return this;
+        }
+
+        public Builder topics(String... names) {
+            topics.addAll(List.of(names));
+            return this;
+        }
+
+        public Builder topicPattern(String regex) {
+            this.topicPattern = regex;
+            return this;
+        }
+
+        public Builder groupId(String id) {
+            this.groupId = id;
+            return this;
+        }
+
+        /** earliest-offset, latest-offset, group-offsets, timestamp or specific-offsets. */
+        public Builder startupMode(String mode) {
+            this.startupMode = Objects.requireNonNull(mode).toLowerCase(Locale.ROOT);
+            return this;
+        }
+
+        public Builder startupTimestamp(long epochMillis) {
+            this.startupTimestamp = epochMillis;
+            return this;
+        }
+
+        public Builder startupSpecificOffsets(String offsets) {
+            this.startupOffsets = offsets;
+            return this;
+        }
+
+        /** unbounded, or latest-offset, group-offsets, timestamp, specific-offsets for a bounded read. */
+        public Builder boundedMode(String mode) {
+            this.boundedMode = Objects.requireNonNull(mode).toLowerCase(Locale.ROOT);
+            return this;
+        }
+
+        public Builder boundedTimestamp(long epochMillis) {
+            this.boundedTimestamp = epochMillis;
+            return this;
+        }
+
+        public Builder boundedSpecificOffsets(String offsets) {
+            this.boundedOffsets = offsets;
+            return this;
+        }
+
+        /** A Kafka client property, e.g. {@code security.protocol}. */
+        public Builder kafkaProperty(String key, String value) {
+            kafkaProperties.setProperty(key, value);
+            return this;
+        }
+
+        public Builder registryUrl(String url) {
+            this.registryUrl = url;
+            return this;
+        }
+
+        public Builder registryBasicAuth(String userInfo) {
+            this.basicAuthUserInfo = userInfo;
+            return this;
+        }
+
+        public Builder registryTrustStore(String location, @Nullable String password) {
+            this.truststoreLocation = location;
+            this.truststorePassword = password;
+            return this;
+        }
+
+        public Builder registryKeyStore(String location, @Nullable String password) {
+            this.keystoreLocation = location;
+            this.keystorePassword = password;
+            return this;
+        }
+
+        public Builder registryMaxRetries(int retries) {
+            this.registryMaxRetries = retries;
+            return this;
+        }
+
+        public Builder registryTimeout(Duration timeout) {
+            this.registryTimeout = timeout;
+            return this;
+        }
+
+        public Builder tableId(String topicPattern, String replacement) {
+            this.tableIdPattern = topicPattern;
+            this.tableIdReplacement = replacement;
+            return this;
+        }
+
+        /** fail (default) or dead-letter. */
+        public Builder badRecordAction(String action) {
+            this.badRecordAction = Objects.requireNonNull(action).toLowerCase(Locale.ROOT);
+            return this;
+        }
+
+        /** Sets bad records aside in this topic (and the bad-record action to dead-letter). */
+        public Builder deadLetterTopic(String topic) {
+            this.deadLetterTopic = topic;
+            this.badRecordAction = "dead-letter";
+            return this;
+        }
+
+        /**
+         * @throws InletValidationException naming each missing or invalid option and its fix
+         */
+        public DebeziumKafkaSource build() {
+            List<String> problems = new ArrayList<>();
+            if (bootstrapServers == null || bootstrapServers.trim().isEmpty()) {
+                problems.add("Set 'properties.bootstrap.servers'.");
+            }
+            if (topics.isEmpty() == (topicPattern == null)) {
+                problems.add("Set exactly one of 'topic' and 'topic-pattern'.");
+            }
+            if (topicPattern != null) {
+                checkRegex(problems, "topic-pattern", topicPattern);
+            }
+            checkRegex(problems, "table-id.pattern", tableIdPattern);
+            if (registryUrl == null || registryUrl.trim().isEmpty()) {
+                problems.add("Set 'debezium-avro-confluent.url' to the schema registry, e.g. http://registry:8081.");
+            }
+            Set<String> startModes = Set.of("earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets");
+            if (!startModes.contains(startupMode)) {
+                problems.add("'scan.startup.mode' = '" + startupMode + "' is unknown; use one of " + new TreeSet<>(startModes) + ".");
+            }
+            if ("timestamp".equals(startupMode) && startupTimestamp == null) {
+                problems.add("'scan.startup.mode' = 'timestamp' needs 'scan.startup.timestamp-millis'.");
+            }
+            if ("specific-offsets".equals(startupMode)) {
+                checkOffsets(problems, "scan.startup.specific-offsets", startupOffsets);
+            }
+            if (!"unbounded".equals(boundedMode) && !startModes.contains(boundedMode) || "earliest-offset".equals(boundedMode)) {
+                problems.add("'scan.bounded.mode' = '" + boundedMode + "' is unknown; use unbounded, latest-offset, group-offsets, timestamp or specific-offsets.");
+            }
+            if ("timestamp".equals(boundedMode) && boundedTimestamp == null) {
+                problems.add("'scan.bounded.mode' = 'timestamp' needs 'scan.bounded.timestamp-millis'.");
+            }
+            if ("specific-offsets".equals(boundedMode)) {
+                checkOffsets(problems, "scan.bounded.specific-offsets", boundedOffsets);
+            }
+            if ("group-offsets".equals(startupMode) && groupId == null) {
+                problems.add("'scan.startup.mode' = 'group-offsets' needs 'properties.group.id'; or choose earliest-offset.");
+            }
+            if (!Set.of("fail", "dead-letter").contains(badRecordAction)) {
+                problems.add("'bad-record.action' = '" + badRecordAction + "' is unknown; use fail or dead-letter.");
+            }
+            if ("dead-letter".equals(badRecordAction) && deadLetterTopic == null) {
+                problems.add("'bad-record.action' = 'dead-letter' needs 'dead-letter.topic'.");
+            }
+            if (registryMaxRetries < 0) {
+                problems.add("'debezium-avro-confluent.max-retries' must not be negative.");
+            }
+            if (!problems.isEmpty()) {
+                throw new InletValidationException(problems);
+            }
+            RegistrySettings registry = new RegistrySettings(
+                    registryUrl, basicAuthUserInfo, truststoreLocation, truststorePassword, keystoreLocation, keystorePassword,
+                    registryMaxRetries, registryTimeout.toMillis());
+            return new DebeziumKafkaSource(this, registry);
+        }
+
+        private static void checkRegex(List<String> problems, String key, String regex) {
+            try {
+                Pattern.compile(regex);
+            } catch (PatternSyntaxException e) {
+                problems.add("'" + key + "' = '" + regex + "' is not a valid regular expression: " + e.getDescription() + ".");
+            }
+        }
+
+        private static void checkOffsets(List<String> problems, String key, @Nullable String offsets) {
+            if (offsets == null || !offsets.trim().matches("partition:\\d+,offset:\\d+(;partition:\\d+,offset:\\d+)*")) {
+                problems.add("'" + key + "' = '" + offsets + "' is not of the form 'partition:0,offset:42;partition:1,offset:300'.");
+            }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+package io.inlet.source.kafka.internal;
+
+import io.inlet.annotation.Internal;
+import io.inlet.core.InletValidationException;
+import io.inlet.core.table.TableDescriptor;
+import io.inlet.core.table.TableId;
+
+import org.apache.avro.Schema;
+
+import javax.annotation.Nullable;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** Table descriptors from the value (envelope) and key schemas Debezium registered for a topic. */
+@Internal
+public final class EnvelopeSchemas {
+
+    private EnvelopeSchemas() {}
+
+    /**
+     * The table of a topic: the columns of the envelope's {@code after} row, the key schema's fields
+     * as primary key.
+     *
+     * @throws InletValidationException naming the topic and each field that cannot be mapped
+     */
+    public static TableDescriptor describe(TableId id, String topic, Schema value, @Nullable Schema key) {
+        Schema row = rowSchema(value, topic);
+        List<String> problems = new ArrayList<>();
+        TableDescriptor.Builder b = TableDescriptor.builder(id).comment(row.getDoc());
+        for (Schema.Field f : row.getFields()) {
+            try {
+                b.column(f.name(), AvroSemantics.flinkType(AvroSemantics.of(f.schema())), AvroSemantics.doc(f));
+            } catch (IllegalArgumentException e) {
+                problems.add("Field '" + f.name() + "' of topic " + topic + " is " + e.getMessage() + ", which Inlet cannot map to a column.");
+            }
+        }
+        if (key != null) {
+            if (key.getType() != Schema.Type.RECORD) {
+                problems.add("The key schema of topic " + topic + " is a " + key.getType().getName()
+                        + ", not a record of key columns as Debezium writes it.");
+            } else {
+                List<String> pk = new ArrayList<>();
+                for (Schema.Field f : key.getFields()) {
+                    if (row.getField(f.name()) == null) {
+                        problems.add("The key field '" + f.name() + "' of topic " + topic + " is no column of its rows.");
+                    }
+                    pk.add(f.name());
+                }
+                b.primaryKey(pk);
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new InletValidationException(problems);
+        }
+        return b.build();
+    }
+
+    /** The record type of the envelope's row images. */
+    static Schema rowSchema(Schema envelope, String topic) {
+        if (envelope.getType() != Schema.Type.RECORD || envelope.getField("op") == null) {
+            throw new InletValidationException(
+                    "The value schema of topic " + topic + " (" + envelope.getFullName() + ") is no Debezium envelope with"
+                            + " 'before', 'after' and 'op'. Point the source at Debezium change topics.");
+        }
+        Schema.Field f = envelope.getField("after") != null ? envelope.getField("after") : envelope.getField("before");
+        if (f == null) {
+            throw new InletValidationException("The value schema of topic " + topic + " has neither 'after' nor 'before'.");
+        }
+        Schema s = f.schema();
+        if (s.getType() == Schema.Type.UNION) {
+            for (Schema branch : s.getTypes()) {
+                if (branch.getType() == Schema.Type.RECORD) {
+                    return branch;
+                }
+            }
+        }
+        if (s.getType() != Schema.Type.RECORD) {
+            throw new InletValidationException("The 'after' field of topic " + topic + " holds no record.");
+        }
+        return s;
+    }
+}
