@@ -150,6 +150,22 @@ public final class KafkaBroker extends ServiceProcess implements ExtensionContex
         return Admin.create(p);
     }
 
+    /** Creates topics of the given names (for producers that choose their own, like Debezium). */
+    public void createTopics(int partitions, String... names) {
+        List<NewTopic> topics = new java.util.ArrayList<>();
+        for (String n : names) {
+            topics.add(new NewTopic(n, partitions, (short) 1));
+        }
+        try (Admin admin = admin()) {
+            admin.createTopics(topics).all().get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("Cannot create topics " + List.of(names) + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** Creates a fresh topic with a unique name starting with the prefix; returns its name. */
     public String createTopic(String prefix, int partitions) {
         String name = TestNames.unique(prefix);

@@ -122,6 +122,11 @@ public final class SchemaRegistry extends ServiceProcess implements ExtensionCon
         return "http://127.0.0.1:" + port + "/apis/ccompat/v7";
     }
 
+    /** Apicurio's own v2 API, which Apicurio's Kafka Connect converter talks to. */
+    public String v2Url() {
+        return "http://127.0.0.1:" + port + "/apis/registry/v2";
+    }
+
     public int port() {
         return port;
     }

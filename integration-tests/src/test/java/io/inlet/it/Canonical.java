@@ -26,6 +26,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Collectors;
+
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.types.Row;
 
 /**
  * Tables read into a canonical text form, value by value, so that a MySQL table read with JDBC and
@@ -39,6 +43,9 @@ final class Canonical {
     static String value(Object v) {
         if (v == null) {
             return "NULL";
+        }
+        if (v instanceof Short || v instanceof Byte || v instanceof Integer) {
+            return String.valueOf(((Number) v).longValue());
         }
         if (v instanceof BigDecimal) {
             return ((BigDecimal) v).toPlainString();
@@ -119,6 +126,95 @@ final class Canonical {
         }
         rows.sort(null);
         return rows;
+    }
+
+    /**
+     * The rows of a MySQL table read as the given Flink row type says (a pipeline's view of the table,
+     * e.g. through Debezium's type mapping), in the same form as {@link #iceberg} and {@link #flink}.
+     */
+    static List<String> mysqlAs(Connection c, String database, String table, RowType type) throws SQLException {
+        List<String> rows = new ArrayList<>();
+        String cols = type.getFieldNames().stream().map(n -> "`" + n + "`").collect(Collectors.joining(", "));
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT " + cols + " FROM `" + database + "`.`" + table + "`")) {
+            while (rs.next()) {
+                StringBuilder row = new StringBuilder();
+                for (int i = 0; i < type.getFieldCount(); i++) {
+                    int col = i + 1;
+                    Object v;
+                    switch (type.getTypeAt(i).getTypeRoot()) {
+                        case BOOLEAN:
+                            v = rs.getObject(col) == null ? null : rs.getBoolean(col);
+                            break;
+                        case TINYINT:
+                        case SMALLINT:
+                        case INTEGER:
+                        case BIGINT:
+                            v = rs.getObject(col) == null ? null : rs.getLong(col);
+                            break;
+                        case FLOAT:
+                            v = rs.getObject(col) == null ? null : rs.getFloat(col);
+                            break;
+                        case DOUBLE:
+                            // A MySQL FLOAT is a float32; Debezium hands it on as the exact double of
+                            // that float, while JDBC's text protocol rounds it to a short decimal.
+                            boolean float32 = "FLOAT".equalsIgnoreCase(rs.getMetaData().getColumnTypeName(col));
+                            v = rs.getObject(col) == null ? null : float32 ? (double) rs.getFloat(col) : rs.getDouble(col);
+                            break;
+                        case DECIMAL:
+                            v = rs.getBigDecimal(col);
+                            break;
+                        case BINARY:
+                        case VARBINARY:
+                            v = rs.getBytes(col);
+                            break;
+                        case DATE:
+                            v = rs.getObject(col, LocalDate.class);
+                            break;
+                        case TIME_WITHOUT_TIME_ZONE:
+                            v = rs.getObject(col, LocalTime.class);
+                            break;
+                        case TIMESTAMP_WITHOUT_TIME_ZONE:
+                            v = rs.getObject(col, LocalDateTime.class);
+                            break;
+                        case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+                            Timestamp ts = rs.getTimestamp(col);
+                            v = ts == null ? null : ts.toInstant();
+                            break;
+                        default:
+                            v = rs.getString(col);
+                    }
+                    row.append(i == 0 ? "" : ", ").append(type.getFieldNames().get(i)).append('=').append(value(v));
+                }
+                rows.add(row.toString());
+            }
+        }
+        rows.sort(null);
+        return rows;
+    }
+
+    /** Flink rows (as a SQL query returns them) in the same form; columns named in skip are left out. */
+    static List<String> flink(List<Row> rows, List<String> names, String... skip) {
+        List<String> skipped = List.of(skip);
+        List<String> out = new ArrayList<>();
+        for (Row r : rows) {
+            StringBuilder row = new StringBuilder();
+            boolean first = true;
+            for (int i = 0; i < names.size(); i++) {
+                if (skipped.contains(names.get(i))) {
+                    continue;
+                }
+                Object v = r.getField(i);
+                if (v instanceof Short || v instanceof Byte || v instanceof Integer) {
+                    v = ((Number) v).longValue();
+                }
+                row.append(first ? "" : ", ").append(names.get(i)).append('=').append(value(v));
+                first = false;
+            }
+            out.add(row.toString());
+        }
+        out.sort(null);
+        return out;
     }
 
     /** The rows of an Iceberg table, read with Iceberg's generic reader, in the same form. */

@@ -16,17 +16,11 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.apache.logging.log4j.Level;
-import org.apache.logging.log4j.LogManager;
-import org.apache.logging.log4j.core.LoggerContext;
-import org.apache.logging.log4j.core.appender.WriterAppender;
-import org.apache.logging.log4j.core.config.LoggerConfig;
-import org.apache.logging.log4j.core.layout.PatternLayout;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.StringWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -58,17 +52,8 @@ class MySqlPasswordITCase {
         String password = "Pw-" + TestNames.unique("secret");
         mysql.createUser(user, password, "SELECT, RELOAD, SHOW DATABASES, REPLICATION SLAVE, BINLOG MONITOR");
 
-        StringWriter logs = new StringWriter();
-        LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
-        WriterAppender appender = WriterAppender.createAppender(
-                PatternLayout.newBuilder().withPattern("%c %m%n%throwable").build(), null, logs, "password-check", false, true);
-        appender.start();
-        LoggerConfig root = ctx.getConfiguration().getRootLogger();
-        Level before = root.getLevel();
-        root.addAppender(appender, Level.INFO, null);
-        root.setLevel(Level.INFO);
-        ctx.updateLoggers();
-        try {
+        String captured;
+        try (LogCapture logs = new LogCapture(Level.INFO)) {
             MySqlCdcSource source = MySqlCdcSource.builder()
                     .hostname(mysql.host()).port(mysql.port()).username(user).password(password)
                     .databaseList(db).build();
@@ -99,13 +84,8 @@ class MySqlPasswordITCase {
                             .databaseList(db).build().discoverTables())
                     .isInstanceOf(InletValidationException.class)
                     .satisfies(e -> assertThat(stackText(e)).doesNotContain(password));
-        } finally {
-            root.removeAppender("password-check");
-            root.setLevel(before);
-            ctx.updateLoggers();
-            appender.stop();
+            captured = logs.text();
         }
-        String captured = logs.toString();
         assertThat(captured).as("INFO and above logs of the run").contains("io.debezium.connector.mysql").contains(user);
         assertThat(captured).doesNotContain(password);
     }

@@ -1,0 +1,366 @@
+package io.inlet.sink.hudi;
+
+import io.inlet.annotation.PublicEvolving;
+import io.inlet.core.InletValidationException;
+import io.inlet.core.event.ChangeEvent;
+import io.inlet.core.spi.ChangeSink;
+import io.inlet.core.spi.SinkContext;
+import io.inlet.core.table.Column;
+import io.inlet.core.table.TableDescriptor;
+import io.inlet.core.table.TableId;
+import io.inlet.sink.hudi.internal.HudiRowShaper;
+import io.inlet.sink.hudi.internal.HudiTables;
+
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.api.Schema;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.SmallIntType;
+import org.apache.flink.table.types.logical.TinyIntType;
+import org.apache.flink.table.types.logical.LocalZonedTimestampType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.TimeType;
+import org.apache.flink.table.types.logical.TimestampType;
+import org.apache.flink.util.OutputTag;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hudi.util.HoodiePipeline;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nullable;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.stream.Collectors;
+
+/**
+ * Writes each table to its own Hudi table at {@code <path>/<database>/<table>} through Hudi's Flink
+ * writer ({@link HoodiePipeline}): MERGE_ON_READ by default (COPY_ON_WRITE available), the primary key
+ * as record key, a precombine field that orders versions of a row (by default the change's source
+ * timestamp, in a column the sink adds), optional partition fields. Hudi creates a missing table on
+ * the first write; an existing one is checked first. Data is committed on checkpoints.
+ *
+ * <pre>{@code
+ * HudiSink sink = HudiSink.builder()
+ *     .path("s3a://lake/hudi")
+ *     .option("compaction.delta_commits", "5")
+ *     .option("index.type", "BUCKET")
+ *     .partitionFields("inventory.orders", "region")
+ *     .build();
+ * }</pre>
+ */
+@PublicEvolving
+public final class HudiSink implements ChangeSink {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HudiSink.class);
+
+    private final String path;
+    private final String tableType;
+    @Nullable private final String precombineField;
+    private final boolean changelog;
+    private final String defaultDatabase;
+    private final Map<String, String> hudiOptions;
+    private final Map<String, List<String>> partitionFields;
+
+    private HudiSink(Builder b) {
+        this.path = b.path.replaceAll("/+$", "");
+        this.tableType = b.tableType;
+        this.precombineField = b.precombineField;
+        this.changelog = b.changelog;
+        this.defaultDatabase = b.defaultDatabase;
+        this.hudiOptions = new LinkedHashMap<>(b.hudiOptions);
+        this.partitionFields = new LinkedHashMap<>(b.partitionFields);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public String name() {
+        return "hudi";
+    }
+
+    @Override
+    public boolean requiresCheckpointing() {
+        return true;
+    }
+
+    @Override
+    public boolean requiresPrimaryKey() {
+        return true;
+    }
+
+    /** Where a table is written. */
+    public String tablePath(TableId id) {
+        return path + "/" + (id.database() == null ? defaultDatabase : id.database()) + "/" + id.table();
+    }
+
+    /** Hudi's table name: it also names the writer's operator uids, so it must stay stable. */
+    private static String hudiName(TableId id) {
+        return (id.database() == null ? "" : id.database() + "__") .replaceAll("[^A-Za-z0-9_]", "_")
+                + id.table().replaceAll("[^A-Za-z0-9_]", "_");
+    }
+
+    private String precombine(TableDescriptor t) {
+        return precombineField != null ? precombineField : HudiSinkOptions.SOURCE_TS_COLUMN;
+    }
+
+    private boolean addsPrecombine(TableDescriptor t) {
+        return precombineField == null;
+    }
+
+    private List<String> partitions(TableDescriptor t) {
+        return partitionFields.getOrDefault(t.tableId().identifier(), t.partitionKeys());
+    }
+
+    @Override
+    public List<String> targetTables(List<TableDescriptor> tables) {
+        return tables.stream().map(t -> "hudi:" + tablePath(t.tableId())).collect(Collectors.toList());
+    }
+
+    @Override
+    public void validate(List<TableDescriptor> tables) {
+        List<String> problems = new ArrayList<>();
+        for (String key : partitionFields.keySet()) {
+            if (tables.stream().noneMatch(t -> t.tableId().identifier().equals(key))) {
+                problems.add("'partition-fields." + key + "' names no table of the pipeline; its tables are "
+                        + tables.stream().map(t -> t.tableId().identifier()).collect(Collectors.toList()) + ".");
+            }
+        }
+        Configuration hadoop = new Configuration(false);
+        for (TableDescriptor t : tables) {
+            String pre = precombine(t);
+            if (addsPrecombine(t) && t.indexOf(pre) >= 0) {
+                problems.add("Table " + t.tableId() + " already has a column '" + pre + "', the precombine column the Hudi sink"
+                        + " would add. Name the ordering column with 'precombine.field'.");
+            } else if (!addsPrecombine(t) && t.indexOf(pre) < 0) {
+                problems.add("'precombine.field' = '" + pre + "' is no column of table " + t.tableId() + " (columns: "
+                        + String.join(", ", t.columnNames()) + ").");
+            }
+            for (Column c : t.columns()) {
+                LogicalType type = c.type().getLogicalType();
+                int precision = type instanceof TimestampType ? ((TimestampType) type).getPrecision()
+                        : type instanceof LocalZonedTimestampType ? ((LocalZonedTimestampType) type).getPrecision() : 0;
+                if (precision > 6) {
+                    problems.add("Column " + t.tableId() + "." + c.name() + " is " + type.asSummaryString() + "; Hudi stores"
+                            + " timestamps with at most microseconds, so its nanoseconds would be lost. Leave the column out at"
+                            + " the source or write the table elsewhere.");
+                }
+            }
+            for (String p : partitions(t)) {
+                if (t.indexOf(p) < 0) {
+                    problems.add("The partition field '" + p + "' is no column of table " + t.tableId() + ".");
+                }
+            }
+            try {
+                Optional<Properties> existing = HudiTables.properties(tablePath(t.tableId()), hadoop);
+                if (existing.isPresent()) {
+                    problems.addAll(HudiTables.differences(
+                            tablePath(t.tableId()), existing.get(), t, tableType, pre, partitions(t), addsPrecombine(t)));
+                }
+            } catch (IOException | RuntimeException e) {
+                problems.add("Cannot read the Hudi table at " + tablePath(t.tableId()) + ": " + e + ". Check 'path' and its"
+                        + " file system's settings.");
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new InletValidationException(problems);
+        }
+    }
+
+    /**
+     * The row type of the Hudi table written for a table: its columns, with TINYINT and SMALLINT
+     * widened to INT (Parquet stores them as 32-bit ints, and Hudi's Flink reader fails on base files
+     * it must read into a SMALLINT column) and TIME at millisecond precision (what Flink's TIME holds,
+     * the most Hudi's Avro TIME takes); then the precombine column the sink adds, if it adds one. A
+     * Flink SQL reader of the table declares these columns.
+     */
+    public RowType writeRowType(TableDescriptor t) {
+        List<RowType.RowField> fields = new ArrayList<>();
+        for (Column c : t.columns()) {
+            fields.add(new RowType.RowField(c.name(), hudiType(c.type().getLogicalType()), c.comment().orElse(null)));
+        }
+        if (addsPrecombine(t)) {
+            fields.add(new RowType.RowField(precombine(t), new BigIntType(false), "source timestamp, epoch ms; orders versions"));
+        }
+        return new RowType(false, fields);
+    }
+
+    private static LogicalType hudiType(LogicalType t) {
+        if (t instanceof TimeType && ((TimeType) t).getPrecision() > 3) {
+            return new TimeType(t.isNullable(), 3);
+        }
+        if (t instanceof TinyIntType || t instanceof SmallIntType) {
+            return new IntType(t.isNullable());
+        }
+        return t;
+    }
+
+    @Override
+    public void addSink(DataStream<ChangeEvent> stream, SinkContext context) {
+        Map<TableId, OutputTag<RowData>> tags = new LinkedHashMap<>();
+        Map<TableId, RowType> sourceTypes = new HashMap<>();
+        Map<TableId, Boolean> keepChangelog = new HashMap<>();
+        Map<TableId, RowType> writeTypes = new HashMap<>();
+        for (TableDescriptor t : context.tables()) {
+            RowType source = t.toRowType();
+            RowType write = writeRowType(t);
+            sourceTypes.put(t.tableId(), source);
+            writeTypes.put(t.tableId(), write);
+            keepChangelog.put(t.tableId(), changelog);
+            tags.put(t.tableId(), new OutputTag<>("hudi-" + t.tableId().identifier(), InternalTypeInfo.of(write)));
+        }
+        SingleOutputStreamOperator<RowData> split =
+                stream.process(new HudiRowShaper(tags, sourceTypes, writeTypes, keepChangelog), tags.values().iterator().next().getTypeInfo())
+                        .name("Hudi: split by table")
+                        .uid(context.uid("split"))
+                        .setParallelism(stream.getParallelism());
+        for (TableDescriptor t : context.tables()) {
+            HoodiePipeline.Builder b = HoodiePipeline.builder(hudiName(t.tableId()))
+                    .schema(schema(t, writeTypes.get(t.tableId())))
+                    .pk(t.primaryKey().toArray(new String[0]))
+                    .options(options(t));
+            List<String> parts = partitions(t);
+            if (!parts.isEmpty()) {
+                b.partition(parts.toArray(new String[0]));
+            }
+            b.sink(split.getSideOutput(tags.get(t.tableId())), false);
+            LOG.info("Hudi table {} at {}: {} keyed by {}, precombine {}{}", hudiName(t.tableId()), tablePath(t.tableId()),
+                    tableType, t.primaryKey(), precombine(t), parts.isEmpty() ? "" : ", partitioned by " + parts);
+        }
+    }
+
+    private static Schema schema(TableDescriptor t, RowType write) {
+        Schema.Builder s = Schema.newBuilder();
+        for (RowType.RowField f : write.getFields()) {
+            s.column(f.getName(), DataTypes.of(f.getType()));
+            f.getDescription().ifPresent(s::withComment);
+        }
+        s.primaryKey(t.primaryKey());
+        return s.build();
+    }
+
+    private Map<String, String> options(TableDescriptor t) {
+        Map<String, String> o = new LinkedHashMap<>();
+        // One version per key in each write batch, the later on equal ordering values. Without it a
+        // MERGE_ON_READ batch holding a delete and a re-insert of one key writes the insert's data
+        // block before the delete block, and the re-inserted row reads as deleted.
+        o.put("write.precombine", "true");
+        o.putAll(hudiOptions);
+        o.put(HudiSinkOptions.PATH.key(), tablePath(t.tableId()));
+        o.put(HudiSinkOptions.TABLE_TYPE.key(), tableType);
+        o.put(HudiSinkOptions.PRECOMBINE_FIELD.key(), precombine(t));
+        o.put(HudiSinkOptions.CHANGELOG_ENABLED.key(), String.valueOf(changelog));
+        return o;
+    }
+
+    @Override
+    public String toString() {
+        return "HudiSink{path=" + path + ", table.type=" + tableType + ", precombine.field="
+                + (precombineField == null ? HudiSinkOptions.SOURCE_TS_COLUMN + " (added)" : precombineField) + "}";
+    }
+
+    /** Builds a {@link HudiSink}; {@link #build()} checks the options. */
+    @PublicEvolving
+    public static final class Builder {
+        private String path;
+        private String tableType = HudiSinkOptions.TABLE_TYPE.defaultValue();
+        @Nullable private String precombineField;
+        private boolean changelog = HudiSinkOptions.CHANGELOG_ENABLED.defaultValue();
+        private String defaultDatabase = HudiSinkOptions.DEFAULT_DATABASE.defaultValue();
+        private final Map<String, String> hudiOptions = new LinkedHashMap<>();
+        private final Map<String, List<String>> partitionFields = new LinkedHashMap<>();
+
+        private Builder() {}
+
+        /** The base path; tables go to {@code <path>/<database>/<table>}. */
+        public Builder path(String basePath) {
+            this.path = basePath;
+            return this;
+        }
+
+        /** MERGE_ON_READ (default) or COPY_ON_WRITE. */
+        public Builder tableType(String type) {
+            this.tableType = type.trim().toUpperCase(Locale.ROOT);
+            return this;
+        }
+
+        /** The column that orders versions of a row; default the source timestamp in an added column. */
+        public Builder precombineField(String column) {
+            this.precombineField = column;
+            return this;
+        }
+
+        /** Keep every change for streaming readers ({@code changelog.enabled}). */
+        public Builder changelog(boolean enabled) {
+            this.changelog = enabled;
+            return this;
+        }
+
+        public Builder defaultDatabase(String database) {
+            this.defaultDatabase = database;
+            return this;
+        }
+
+        /** Any option of Hudi's Flink writer, e.g. {@code compaction.delta_commits} or {@code hive_sync.enabled}. */
+        public Builder option(String key, String value) {
+            hudiOptions.put(key, value);
+            return this;
+        }
+
+        /** The partition columns of a table, comma-separated (default the descriptor's). */
+        public Builder partitionFields(String tableId, String columns) {
+            partitionFields.put(TableId.parse(tableId).identifier(),
+                    Arrays.stream(columns.split(",")).map(String::trim).filter(s -> !s.isEmpty()).collect(Collectors.toList()));
+            return this;
+        }
+
+        /**
+         * @throws InletValidationException naming each invalid option and its fix
+         */
+        public HudiSink build() {
+            List<String> problems = new ArrayList<>();
+            if (path == null || path.trim().isEmpty()) {
+                problems.add("Set 'path', the base path of the Hudi tables, e.g. file:///data/hudi or s3a://bucket/hudi.");
+            }
+            if (!tableType.equals("MERGE_ON_READ") && !tableType.equals("COPY_ON_WRITE")) {
+                problems.add("'table.type' = '" + tableType + "' is unknown; use MERGE_ON_READ or COPY_ON_WRITE.");
+            }
+            for (String reserved : List.of("path", "table.type", "precombine.field", "changelog.enabled", "hoodie.table.name",
+                    "hoodie.datasource.write.recordkey.field", "hoodie.datasource.write.partitionpath.field")) {
+                if (hudiOptions.containsKey(reserved)) {
+                    problems.add("Set '" + reserved + "' with the sink's own option, not as a Hudi pass-through: the sink derives it"
+                            + " per table (record key from the primary key, partition path from 'partition-fields.<table>').");
+                }
+            }
+            if ("false".equalsIgnoreCase(hudiOptions.get("write.precombine"))) {
+                problems.add("'write.precombine' = 'false' would let a batch that deletes and re-inserts a key read as deleted"
+                        + " (Hudi writes a batch's data block before its delete block); leave it at the sink's 'true'.");
+            }
+            if ("insert".equalsIgnoreCase(hudiOptions.get("write.operation"))
+                    || "bulk_insert".equalsIgnoreCase(hudiOptions.get("write.operation"))) {
+                problems.add("'write.operation' = '" + hudiOptions.get("write.operation") + "' appends rows without applying updates"
+                        + " and deletes; a change stream needs the default 'upsert'.");
+            }
+            if (!problems.isEmpty()) {
+                throw new InletValidationException(problems);
+            }
+            return new HudiSink(this);
+        }
+    }
+}

@@ -1,0 +1,52 @@
+package io.inlet.sink.hudi;
+
+import io.inlet.annotation.PublicEvolving;
+
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+
+import java.util.Set;
+
+/**
+ * Options of the {@code hudi} sink. The keys are those of Hudi's Flink SQL connector ({@code
+ * table.type}, {@code precombine.field}, {@code index.type}, {@code write.tasks}, {@code
+ * compaction.*}, {@code changelog.enabled}, {@code hive_sync.*}, {@code hoodie.*}); any of them
+ * passes through to Hudi's writer unchanged.
+ */
+@PublicEvolving
+public final class HudiSinkOptions {
+
+    private HudiSinkOptions() {}
+
+    public static final ConfigOption<String> PATH =
+            ConfigOptions.key("path").stringType().noDefaultValue()
+                    .withDescription("The base path; each table is written to <path>/<database>/<table>, e.g. file:///data/hudi or s3a://bucket/hudi.");
+
+    public static final ConfigOption<String> TABLE_TYPE =
+            ConfigOptions.key("table.type").stringType().defaultValue("MERGE_ON_READ")
+                    .withDescription("MERGE_ON_READ (changes in log files, compacted into base files) or COPY_ON_WRITE.");
+
+    public static final ConfigOption<String> PRECOMBINE_FIELD =
+            ConfigOptions.key("precombine.field").stringType().noDefaultValue()
+                    .withDescription("The column that orders two versions of a row (the larger wins, ties go to the later). Default: a"
+                            + " column _source_ts (BIGINT, the change's source timestamp in epoch ms, 0 when unknown) the sink adds.");
+
+    public static final ConfigOption<Boolean> CHANGELOG_ENABLED =
+            ConfigOptions.key("changelog.enabled").booleanType().defaultValue(false)
+                    .withDescription("Keep every change (+I, -U, +U, -D) in the log files for streaming readers, instead of the latest row only.");
+
+    public static final ConfigOption<String> DEFAULT_DATABASE =
+            ConfigOptions.key("default-database").stringType().defaultValue("default")
+                    .withDescription("The path segment of tables whose id has no database.");
+
+    /** Prefix of partition fields per table: 'partition-fields.shop.orders' = 'region,day'. */
+    public static final String PARTITION_FIELDS_PREFIX = "partition-fields.";
+
+    /** Prefixes of Hudi's own Flink options, passed through to every table's writer. */
+    public static final Set<String> HUDI_PREFIXES = Set.of(
+            "hoodie.", "index.", "write.", "compaction.", "clean.", "archive.", "hive_sync.", "metadata.", "clustering.",
+            "payload.", "record.merger.");
+
+    /** The precombine column the sink adds when none is named. */
+    public static final String SOURCE_TS_COLUMN = "_source_ts";
+}

@@ -1,0 +1,104 @@
+package io.inlet.sink.hudi.internal;
+
+import io.inlet.annotation.Internal;
+import io.inlet.core.event.ChangeEvent;
+import io.inlet.core.table.TableId;
+
+import org.apache.flink.streaming.api.functions.ProcessFunction;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.types.RowKind;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Sends each event's row, in the Hudi table's row type, to its table's side output, from which that
+ * table's Hudi writer reads: TINYINT and SMALLINT values widened to INT, the source timestamp
+ * appended where the sink added the precombine column. Drops {@code -U} unless the table keeps a
+ * changelog (Hudi's writer would otherwise upsert the old row image).
+ */
+@Internal
+public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> {
+
+    private static final long serialVersionUID = 1L;
+
+    private final HashMap<TableId, OutputTag<RowData>> tags;
+    private final HashMap<TableId, RowType> sourceTypes;
+    private final HashMap<TableId, RowType> writeTypes;
+    private final HashMap<TableId, Boolean> changelog;
+
+    private transient Map<TableId, Shape> shapes;
+
+    public HudiRowShaper(
+            Map<TableId, OutputTag<RowData>> tags,
+            Map<TableId, RowType> sourceTypes,
+            Map<TableId, RowType> writeTypes,
+            Map<TableId, Boolean> changelog) {
+        this.tags = new HashMap<>(tags);
+        this.sourceTypes = new HashMap<>(sourceTypes);
+        this.writeTypes = new HashMap<>(writeTypes);
+        this.changelog = new HashMap<>(changelog);
+    }
+
+    /** How one table's rows are reshaped. */
+    private static final class Shape {
+        final RowData.FieldGetter[] getters;
+        final boolean[] widen;
+        final boolean appendTs;
+        final boolean identity;
+
+        Shape(RowType source, RowType write) {
+            getters = new RowData.FieldGetter[source.getFieldCount()];
+            widen = new boolean[source.getFieldCount()];
+            boolean same = write.getFieldCount() == source.getFieldCount();
+            for (int i = 0; i < getters.length; i++) {
+                getters[i] = RowData.createFieldGetter(source.getTypeAt(i), i);
+                LogicalTypeRoot from = source.getTypeAt(i).getTypeRoot();
+                widen[i] = (from == LogicalTypeRoot.TINYINT || from == LogicalTypeRoot.SMALLINT)
+                        && write.getTypeAt(i).getTypeRoot() == LogicalTypeRoot.INTEGER;
+                same &= !widen[i];
+            }
+            appendTs = write.getFieldCount() == source.getFieldCount() + 1;
+            identity = same;
+        }
+    }
+
+    @Override
+    public void processElement(ChangeEvent event, Context ctx, Collector<RowData> out) {
+        TableId id = event.tableId();
+        OutputTag<RowData> tag = tags.get(id);
+        if (tag == null) {
+            throw new IllegalStateException("The Hudi sink got an event of table " + id + ", which it was not built for.");
+        }
+        RowData row = event.row();
+        if (row.getRowKind() == RowKind.UPDATE_BEFORE && !changelog.get(id)) {
+            return; // the +U that follows carries the row; Hudi applies upserts by key
+        }
+        if (shapes == null) {
+            shapes = new HashMap<>();
+        }
+        Shape shape = shapes.computeIfAbsent(id, k -> new Shape(sourceTypes.get(k), writeTypes.get(k)));
+        if (!shape.identity) {
+            row = reshape(shape, row, event.hasSourceTimestamp() ? event.sourceTimestamp() : 0L);
+        }
+        ctx.output(tag, row);
+    }
+
+    private static RowData reshape(Shape shape, RowData row, long ts) {
+        int n = shape.getters.length;
+        GenericRowData out = new GenericRowData(row.getRowKind(), n + (shape.appendTs ? 1 : 0));
+        for (int i = 0; i < n; i++) {
+            Object v = shape.getters[i].getFieldOrNull(row);
+            out.setField(i, v != null && shape.widen[i] ? (Object) ((Number) v).intValue() : v);
+        }
+        if (shape.appendTs) {
+            out.setField(n, ts);
+        }
+        return out;
+    }
+}

@@ -1,0 +1,148 @@
+package io.inlet.sink.hudi.internal;
+
+import io.inlet.annotation.Internal;
+import io.inlet.core.table.Column;
+import io.inlet.core.table.TableDescriptor;
+
+import org.apache.avro.Schema;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.stream.Collectors;
+
+/**
+ * Reads an existing Hudi table's configuration ({@code .hoodie/hoodie.properties}) through Hadoop's
+ * file system API and compares it with what the sink would write: table type, record key,
+ * precombine field, partition fields and columns. The schema there is plain Avro JSON, read with
+ * Apache Avro, not the bundle's relocated copy.
+ */
+@Internal
+public final class HudiTables {
+
+    private HudiTables() {}
+
+    /** The table's properties, or empty when there is no Hudi table at the path. */
+    public static Optional<Properties> properties(String basePath, Configuration hadoopConf) throws IOException {
+        Path file = new Path(new Path(basePath, ".hoodie"), "hoodie.properties");
+        FileSystem fs = file.getFileSystem(hadoopConf);
+        if (!fs.exists(file)) {
+            return Optional.empty();
+        }
+        Properties p = new Properties();
+        try (InputStream in = fs.open(file)) {
+            p.load(in);
+        }
+        return Optional.of(p);
+    }
+
+    /** Differences between the existing table and the one the sink would write; empty when none. */
+    public static List<String> differences(
+            String basePath,
+            Properties existing,
+            TableDescriptor t,
+            String tableType,
+            String precombine,
+            List<String> partitionFields,
+            boolean precombineAdded) {
+        List<String> problems = new ArrayList<>();
+        String where = "The existing Hudi table at " + basePath;
+        String type = existing.getProperty("hoodie.table.type");
+        if (type != null && !type.equalsIgnoreCase(tableType)) {
+            problems.add(where + " is " + type + ", not " + tableType + ". Set 'table.type' = '" + type + "' or write to another path.");
+        }
+        List<String> keys = split(existing.getProperty("hoodie.table.recordkey.fields"));
+        if (!keys.isEmpty() && !keys.equals(t.primaryKey())) {
+            problems.add(where + " has the record key " + keys + " but " + t.tableId() + " has the primary key " + t.primaryKey()
+                    + ". Write to another path, or rebuild the table with the key.");
+        }
+        String oldPrecombine = existing.getProperty("hoodie.table.precombine.field");
+        if (oldPrecombine != null && !oldPrecombine.equals(precombine)) {
+            problems.add(where + " orders versions by '" + oldPrecombine + "', the sink by '" + precombine
+                    + "'. Set 'precombine.field' = '" + oldPrecombine + "'.");
+        }
+        List<String> oldPartitions = split(existing.getProperty("hoodie.table.partition.fields"));
+        if (!oldPartitions.equals(partitionFields)) {
+            problems.add(where + " is partitioned by " + oldPartitions + ", the sink would partition by " + partitionFields
+                    + ". Set 'partition-fields." + t.tableId() + "' to match.");
+        }
+        String schemaText = existing.getProperty("hoodie.table.create.schema");
+        if (schemaText != null) {
+            Schema schema = new Schema.Parser().parse(schemaText);
+            List<String> tableColumns = schema.getFields().stream().map(Schema.Field::name)
+                    .filter(n -> !n.startsWith("_hoodie_")).collect(Collectors.toList());
+            List<String> rowColumns = new ArrayList<>(t.columnNames());
+            if (precombineAdded) {
+                rowColumns.add(precombine);
+            }
+            if (!tableColumns.equals(rowColumns)) {
+                problems.add(where + " has the columns " + tableColumns + ", the rows of " + t.tableId() + " have " + rowColumns
+                        + ". Align the table or write to another path.");
+            } else {
+                for (Column c : t.columns()) {
+                    String have = baseType(schema.getField(c.name()).schema());
+                    String want = avroBase(c.type().getLogicalType());
+                    if (!have.equals(want)) {
+                        problems.add(where + " stores column '" + c.name() + "' as Avro " + have + ", but " + t.tableId()
+                                + " has it as " + c.type().getLogicalType().asSummaryString() + " (Avro " + want + ").");
+                    }
+                }
+            }
+        }
+        return problems;
+    }
+
+    private static List<String> split(String s) {
+        if (s == null || s.trim().isEmpty()) {
+            return List.of();
+        }
+        return Arrays.stream(s.split(",")).map(String::trim).collect(Collectors.toList());
+    }
+
+    /** The primitive Avro type of a (nullable) field: logical types aside, fixed as bytes. */
+    private static String baseType(Schema s) {
+        if (s.getType() == Schema.Type.UNION) {
+            for (Schema b : s.getTypes()) {
+                if (b.getType() != Schema.Type.NULL) {
+                    return baseType(b);
+                }
+            }
+        }
+        return s.getType() == Schema.Type.FIXED ? "bytes" : s.getType().getName();
+    }
+
+    /** The primitive Avro type Hudi's writer stores a Flink type as. */
+    private static String avroBase(LogicalType t) {
+        switch (t.getTypeRoot()) {
+            case BOOLEAN:
+                return "boolean";
+            case TINYINT:
+            case SMALLINT:
+            case INTEGER:
+            case DATE:
+            case TIME_WITHOUT_TIME_ZONE:
+                return "int";
+            case BIGINT:
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+                return "long";
+            case FLOAT:
+                return "float";
+            case DOUBLE:
+                return "double";
+            case CHAR:
+            case VARCHAR:
+                return "string";
+            default: // BINARY, VARBINARY, DECIMAL (bytes or fixed)
+                return "bytes";
+        }
+    }
+}
