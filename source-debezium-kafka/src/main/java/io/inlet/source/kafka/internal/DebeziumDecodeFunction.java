@@ -127,6 +127,10 @@ public final class DebeziumDecodeFunction extends ProcessFunction<KafkaRawRecord
         } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
             throw new BadRecord("a value cannot be read: " + e.getMessage(), e);
         }
+        if (envelope.empty) {
+            tombstones.inc(); // an Avro null in place of the envelope: no change, like a tombstone
+            return;
+        }
         long ts = envelope.sourceTimestamp > 0 ? envelope.sourceTimestamp : raw.timestamp;
         SourcePosition position = SourcePosition.kafka(raw.topic, raw.partition, raw.offset);
         int version = table.schemaVersion();

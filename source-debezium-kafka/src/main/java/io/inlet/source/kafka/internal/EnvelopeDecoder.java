@@ -39,6 +39,8 @@ public final class EnvelopeDecoder {
 
     /** One decoded envelope. */
     public static final class Envelope {
+        /** The value was an Avro null (a nullable envelope left empty): no change. */
+        public boolean empty;
         public char op;
         public GenericRowData before;
         public GenericRowData after;
@@ -59,6 +61,8 @@ public final class EnvelopeDecoder {
 
     private final Schema[] envelopeFields;
     private final int[] envelopeRoles;
+    /** For a writer schema that is a nullable union: the union branch of the envelope record, else -1. */
+    private final int envelopeBranch;
     private final RowPlan beforePlan;
     private final RowPlan afterPlan;
     private final SourcePlan sourcePlan;
@@ -68,7 +72,9 @@ public final class EnvelopeDecoder {
      * @throws IllegalArgumentException when the writer schema is no Debezium envelope, or a column
      *     cannot be read as the table's type
      */
-    public EnvelopeDecoder(Schema writer, TableDescriptor table) {
+    public EnvelopeDecoder(Schema writerValue, TableDescriptor table) {
+        Schema writer = EnvelopeSchemas.envelopeRecord(writerValue);
+        envelopeBranch = writerValue.getType() == Schema.Type.UNION ? writerValue.getTypes().indexOf(writer) : -1;
         if (writer.getType() != Schema.Type.RECORD || writer.getField("op") == null
                 || (writer.getField("after") == null && writer.getField("before") == null)) {
             throw new IllegalArgumentException(
@@ -122,6 +128,12 @@ public final class EnvelopeDecoder {
         out.op = 0;
         out.before = null;
         out.after = null;
+        out.empty = false;
+        if (envelopeBranch >= 0 && in.readIndex() != envelopeBranch) {
+            out.empty = true;
+            out.sourceTimestamp = -1;
+            return;
+        }
         long envelopeTs = -1;
         long sourceTs = -1;
         for (int i = 0; i < envelopeRoles.length; i++) {

@@ -56,8 +56,24 @@ public final class EnvelopeSchemas {
         return b.build();
     }
 
+    /**
+     * The envelope record of a value schema: the schema itself, or the record branch of a nullable
+     * union (Flink's debezium-avro-confluent format writes the envelope as ["null", record]).
+     */
+    public static Schema envelopeRecord(Schema value) {
+        if (value.getType() == Schema.Type.UNION) {
+            for (Schema branch : value.getTypes()) {
+                if (branch.getType() == Schema.Type.RECORD) {
+                    return branch;
+                }
+            }
+        }
+        return value;
+    }
+
     /** The record type of the envelope's row images. */
-    static Schema rowSchema(Schema envelope, String topic) {
+    static Schema rowSchema(Schema value, String topic) {
+        Schema envelope = envelopeRecord(value);
         if (envelope.getType() != Schema.Type.RECORD || envelope.getField("op") == null) {
             throw new InletValidationException(
                     "The value schema of topic " + topic + " (" + envelope.getFullName() + ") is no Debezium envelope with"
