@@ -129,6 +129,99 @@ class DebeziumKafkaToHudiITCase {
         }
     }
 
+    @Test
+    void aStreamingReadSeesLaterChangesWithTheirKinds(
+            MariaDbServer mysql, KafkaBroker kafka, SchemaRegistry registry, @TempDir Path lake) throws Exception {
+        String db = mysql.createDatabase();
+        String server = TestNames.unique("dbz");
+        try (DebeziumProducer dbz = debezium(mysql, db, server, kafka, registry)) {
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+            env.setParallelism(1);
+            env.enableCheckpointing(1000);
+            // Changelog kept, and compaction far off, so the reader sees each change in the log files.
+            HudiSink sink = hudi(lake).changelog(true).option("compaction.delta_commits", "100").build();
+            Pipeline pipeline = Pipeline.builder().environment(env)
+                    .source(DebeziumKafkaSource.builder().bootstrapServers(kafka.bootstrapServers())
+                            .topics(server + "." + db + ".orders").registryUrl(registry.ccompatUrl()).startupMode("earliest-offset").build())
+                    .sink(sink).build();
+            TableDescriptor orders = pipeline.sinkTables().get(0);
+            JobClient job = pipeline.executeAsync();
+            try (Connection c = mysql.connection(db)) {
+                awaitEqual(job, c, db, lake, sink, pipeline.sinkTables());
+                List<String> seen = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+                org.apache.flink.table.api.TableResult stream =
+                        HudiReads.stream(lake.resolve(db).resolve("orders"), sink.writeRowType(orders), orders.primaryKey());
+                Thread reader = new Thread(() -> {
+                    try (org.apache.flink.util.CloseableIterator<Row> it = stream.collect()) {
+                        while (it.hasNext()) {
+                            Row r = it.next();
+                            seen.add(r.getKind().shortString() + " " + r.getField(0) + " " + r.getField(1));
+                        }
+                    } catch (Exception e) {
+                        seen.add("reader ended: " + e);
+                    }
+                }, "hudi-streaming-read");
+                reader.setDaemon(true);
+                reader.start();
+                mysql.execute(db,
+                        "INSERT INTO orders (id, customer, amount, status, created) VALUES (50, 'zoe', 5.00, 'new', '2024-05-05 05:05:05')",
+                        "UPDATE orders SET customer = 'anna b.' WHERE id = 1",
+                        "DELETE FROM orders WHERE id = 2");
+                List<String> expected = List.of("+I 50 zoe", "-U 1 anna", "+U 1 anna b.", "-D 2 bob");
+                long deadline = System.nanoTime() + TIMEOUT.toNanos();
+                while (!seen.containsAll(expected) && System.nanoTime() < deadline) {
+                    Jobs.assertRunning(job);
+                    Thread.sleep(250); // polling the reader's progress; the assertion below decides
+                }
+                stream.getJobClient().get().cancel().get();
+                assertThat(seen).as("the streaming reader's rows").containsAll(expected).contains("+I 1 anna");
+                // and the snapshot view of the changelog table is the table itself
+                awaitEqual(job, c, db, lake, sink, pipeline.sinkTables());
+            } finally {
+                job.cancel().get();
+            }
+        }
+    }
+
+    @Test
+    void aFailureAfterTheSnapshotIsRestoredFromTheLastCheckpoint(
+            MariaDbServer mysql, KafkaBroker kafka, SchemaRegistry registry, @TempDir Path lake) throws Exception {
+        String db = mysql.createDatabase();
+        String server = TestNames.unique("dbz");
+        try (DebeziumProducer dbz = debezium(mysql, db, server, kafka, registry)) {
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+            env.setParallelism(2);
+            env.enableCheckpointing(500);
+            env.setRestartStrategy(org.apache.flink.api.common.restartstrategy.RestartStrategies.fixedDelayRestart(3, 500));
+            FailOnceTransform failOnce = new FailOnceTransform("orders", "boom");
+            HudiSink sink = hudi(lake).build();
+            Pipeline pipeline = Pipeline.builder().environment(env).source(source(server, kafka, registry))
+                    .transform(failOnce).sink(sink).build();
+            JobClient job = pipeline.executeAsync();
+            try (Connection c = mysql.connection(db)) {
+                awaitEqual(job, c, db, lake, sink, pipeline.sinkTables());
+                List<String> sql = new java.util.ArrayList<>();
+                for (int i = 0; i < 120; i++) {
+                    sql.add("INSERT INTO orders (customer, amount, status, created) VALUES ('k" + i + "', " + i + ", 'new', '2024-06-01 00:00:00')");
+                    if (i % 4 == 0) {
+                        sql.add("UPDATE orders SET status = 'paid' WHERE customer = 'k" + i + "'");
+                    }
+                    if (i == 60) {
+                        sql.add("INSERT INTO orders (customer, amount, status, created) VALUES ('boom', 1, 'new', '2024-06-01 00:00:00')");
+                    }
+                    if (i % 9 == 0) {
+                        sql.add("DELETE FROM orders WHERE customer = 'k" + (i / 2) + "'");
+                    }
+                }
+                mysql.execute(db, sql.toArray(new String[0]));
+                awaitEqual(job, c, db, lake, sink, pipeline.sinkTables());
+                assertThat(failOnce.fired()).as("the injected failure happened").isTrue();
+            } finally {
+                job.cancel().get();
+            }
+        }
+    }
+
     static void awaitCompaction(JobClient job, Path table) throws Exception {
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
         while (HudiReads.instants(table, "commit").isEmpty() && System.nanoTime() < deadline) {

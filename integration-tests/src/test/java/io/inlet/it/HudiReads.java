@@ -38,6 +38,7 @@ final class HudiReads {
     /** Every row of the table as a batch snapshot read (log files merged into base files). */
     static List<Row> read(Path tablePath, RowType type, List<String> primaryKey) {
         TableEnvironment t = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        t.getConfig().set("table.exec.resource.default-parallelism", "1"); // leave slots to the pipeline under test
         t.executeSql(ddl("h", tablePath, type, primaryKey, Map.of()));
         List<Row> rows = new ArrayList<>();
         try (CloseableIterator<Row> it = t.executeSql("SELECT * FROM h").collect()) {
@@ -51,6 +52,7 @@ final class HudiReads {
     /** A streaming read from the earliest commit; close the result to stop it. */
     static TableResult stream(Path tablePath, RowType type, List<String> primaryKey) {
         TableEnvironment t = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        t.getConfig().set("table.exec.resource.default-parallelism", "1");
         t.executeSql(ddl("h", tablePath, type, primaryKey, Map.of(
                 "read.streaming.enabled", "true",
                 "read.start-commit", "earliest",

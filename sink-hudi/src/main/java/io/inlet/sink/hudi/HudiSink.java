@@ -257,10 +257,11 @@ public final class HudiSink implements ChangeSink {
 
     private Map<String, String> options(TableDescriptor t) {
         Map<String, String> o = new LinkedHashMap<>();
-        // One version per key in each write batch, the later on equal ordering values. Without it a
-        // MERGE_ON_READ batch holding a delete and a re-insert of one key writes the insert's data
-        // block before the delete block, and the re-inserted row reads as deleted.
-        o.put("write.precombine", "true");
+        // Without a changelog: one version per key in each write batch, the later on equal ordering
+        // values. Otherwise a MERGE_ON_READ batch holding a delete and a re-insert of one key writes
+        // the insert's data block before the delete block, and the re-inserted row reads as deleted.
+        // With a changelog every change must stay, and deletes are data rows there, in order.
+        o.put("write.precombine", String.valueOf(!changelog));
         o.putAll(hudiOptions);
         o.put(HudiSinkOptions.PATH.key(), tablePath(t.tableId()));
         o.put(HudiSinkOptions.TABLE_TYPE.key(), tableType);
@@ -348,7 +349,7 @@ public final class HudiSink implements ChangeSink {
                             + " per table (record key from the primary key, partition path from 'partition-fields.<table>').");
                 }
             }
-            if ("false".equalsIgnoreCase(hudiOptions.get("write.precombine"))) {
+            if (!changelog && "false".equalsIgnoreCase(hudiOptions.get("write.precombine"))) {
                 problems.add("'write.precombine' = 'false' would let a batch that deletes and re-inserts a key read as deleted"
                         + " (Hudi writes a batch's data block before its delete block); leave it at the sink's 'true'.");
             }
