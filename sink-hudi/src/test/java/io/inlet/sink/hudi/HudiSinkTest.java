@@ -1,0 +1,82 @@
+package io.inlet.sink.hudi;
+
+import io.inlet.core.InletValidationException;
+import io.inlet.core.spi.FactoryDiscovery;
+import io.inlet.core.table.TableDescriptor;
+import io.inlet.core.table.TableId;
+
+import org.apache.flink.table.api.DataTypes;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class HudiSinkTest {
+
+    private static final TableDescriptor ORDERS =
+            TableDescriptor.builder(TableId.of("shop", "orders"))
+                    .column("id", DataTypes.BIGINT())
+                    .column("qty", DataTypes.SMALLINT())
+                    .column("at", DataTypes.TIME(6))
+                    .column("region", DataTypes.STRING())
+                    .primaryKey("id")
+                    .build();
+
+    @Test
+    void writesEachTableUnderItsDatabaseWithTheSourceTimestampAsPrecombine(@TempDir Path lake) {
+        HudiSink sink = HudiSink.builder().path(lake.toUri().toString()).build();
+        assertThat(sink.tablePath(ORDERS.tableId())).endsWith("/shop/orders");
+        assertThat(sink.writeRowType(ORDERS).asSummaryString())
+                .isEqualTo("ROW<`id` BIGINT NOT NULL, `qty` INT, `at` TIME(3), `region` STRING,"
+                        + " `_source_ts` BIGINT NOT NULL '...'> NOT NULL");
+        assertThat(sink.targetTables(List.of(ORDERS))).containsExactly("hudi:" + sink.tablePath(ORDERS.tableId()));
+        sink.validate(List.of(ORDERS));
+        assertThat(sink.requiresPrimaryKey()).isTrue();
+        assertThat(sink.requiresCheckpointing()).isTrue();
+    }
+
+    @Test
+    void takesHudiKeysThroughTheFactory(@TempDir Path lake) {
+        HudiSink sink = (HudiSink) FactoryDiscovery.createSink("hudi", Map.of(
+                "path", lake.toUri().toString(),
+                "table.type", "copy_on_write",
+                "precombine.field", "qty",
+                "index.type", "BUCKET",
+                "compaction.delta_commits", "3",
+                "hive_sync.enabled", "false",
+                "partition-fields.shop.orders", "region"));
+        assertThat(sink.toString()).contains("table.type=COPY_ON_WRITE", "precombine.field=qty");
+        assertThat(sink.writeRowType(ORDERS).getFieldNames()).containsExactly("id", "qty", "at", "region");
+        sink.validate(List.of(ORDERS));
+        assertThatThrownBy(() -> FactoryDiscovery.createSink("hudi", Map.of("path", "x", "hoodie.table.name", "t")))
+                .isInstanceOf(InletValidationException.class)
+                .hasMessageContaining("Set 'hoodie.table.name' with the sink's own option");
+    }
+
+    @Test
+    void refusesSettingsThatWouldLoseChanges(@TempDir Path lake) {
+        assertThatThrownBy(() -> HudiSink.builder().path("x").option("write.precombine", "false").build())
+                .hasMessageContaining("'write.precombine' = 'false' would let a batch that deletes and re-inserts a key read as deleted");
+        assertThatThrownBy(() -> HudiSink.builder().path("x").option("write.operation", "insert").build())
+                .hasMessageContaining("appends rows without applying updates and deletes");
+        assertThatThrownBy(() -> HudiSink.builder().build()).hasMessageContaining("Set 'path'");
+        assertThatThrownBy(() -> HudiSink.builder().path("x").tableType("merge").build())
+                .hasMessageContaining("'table.type' = 'MERGE' is unknown");
+        TableDescriptor nanos = TableDescriptor.builder(TableId.of("shop", "events"))
+                .column("id", DataTypes.INT()).column("at", DataTypes.TIMESTAMP(9)).primaryKey("id").build();
+        assertThatThrownBy(() -> HudiSink.builder().path(lake.toUri().toString()).build().validate(List.of(nanos)))
+                .hasMessageContaining("Column shop.events.at is TIMESTAMP(9); Hudi stores timestamps with at most microseconds");
+        TableDescriptor clash = ORDERS.toBuilder().column("_source_ts", DataTypes.BIGINT()).build();
+        assertThatThrownBy(() -> HudiSink.builder().path(lake.toUri().toString()).build().validate(List.of(clash)))
+                .hasMessageContaining("already has a column '_source_ts'");
+        assertThatThrownBy(() -> HudiSink.builder().path(lake.toUri().toString()).precombineField("version").build().validate(List.of(ORDERS)))
+                .hasMessageContaining("'precombine.field' = 'version' is no column of table shop.orders");
+        assertThatThrownBy(() -> HudiSink.builder().path(lake.toUri().toString()).partitionFields("shop.order", "region").build().validate(List.of(ORDERS)))
+                .hasMessageContaining("'partition-fields.shop.order' names no table");
+    }
+}
