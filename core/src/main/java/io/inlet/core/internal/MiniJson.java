@@ -1,4 +1,4 @@
-package io.inlet.source.kafka.internal;
+package io.inlet.core.internal;
 
 import io.inlet.annotation.Internal;
 
@@ -8,9 +8,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Just enough JSON for the schema registry's answers: objects, arrays, strings, numbers, booleans
- * and null, into Maps, Lists, Strings, Doubles/Longs, Booleans and null. Keeps the source free of a
- * JSON library that a Flink cluster does not bring unshaded.
+ * Just enough JSON for schema registry answers and managed runtimes' application properties:
+ * objects, arrays, strings, numbers, booleans and null, into Maps, Lists, Strings, Doubles/Longs,
+ * Booleans and null. Keeps Inlet free of a JSON library that a Flink cluster does not bring
+ * unshaded.
  */
 @Internal
 public final class MiniJson {

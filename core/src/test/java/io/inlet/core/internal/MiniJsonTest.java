@@ -1,4 +1,4 @@
-package io.inlet.source.kafka.internal;
+package io.inlet.core.internal;
 
 import org.junit.jupiter.api.Test;
 
