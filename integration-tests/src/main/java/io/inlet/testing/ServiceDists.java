@@ -6,35 +6,50 @@ import java.io.UncheckedIOException;
 import java.util.Properties;
 
 /**
- * Where the build put the servers' distributions (see the inlet-integration-tests-service-dists
- * module): the Kafka broker's classpath and the Apicurio Registry archive.
+ * Where the build put what the harness runs in other processes: the Kafka broker's classpath and the
+ * Apicurio Registry archive (module inlet-integration-tests-service-dists), and a Flink distribution
+ * without Hadoop (module inlet-integration-tests-flink-dist). Each module carries a properties file.
  */
 final class ServiceDists {
 
-    private static final Properties PROPS = load();
+    private static final Properties SERVICES = load("service-dists.properties", "inlet-integration-tests-service-dists");
+    private static final Properties FLINK = load("flink-dist.properties", "inlet-integration-tests-flink-dist");
 
     private ServiceDists() {}
 
-    private static Properties load() {
+    private static Properties load(String file, String module) {
         Properties p = new Properties();
-        try (InputStream in = ServiceDists.class.getResourceAsStream("/io/inlet/testing/service-dists.properties")) {
-            if (in == null) {
-                throw new IllegalStateException(
-                        "io/inlet/testing/service-dists.properties is not on the classpath; depend on"
-                                + " io.inlet:inlet-integration-tests-service-dists and build it with Maven.");
+        String resource = "/io/inlet/testing/" + file;
+        try (InputStream in = ServiceDists.class.getResourceAsStream(resource)) {
+            if (in != null) {
+                p.load(in);
+            } else {
+                p.setProperty("missing", resource.substring(1) + " is not on the classpath; depend on io.inlet:" + module
+                        + " and build it with Maven.");
             }
-            p.load(in);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
         return p;
     }
 
+    /** A setting of service-dists.properties. */
     static String get(String key) {
-        String v = PROPS.getProperty(key);
+        return get(SERVICES, key, "inlet-integration-tests-service-dists");
+    }
+
+    /** A setting of flink-dist.properties. */
+    static String flink(String key) {
+        return get(FLINK, key, "inlet-integration-tests-flink-dist");
+    }
+
+    private static String get(Properties p, String key, String module) {
+        if (p.containsKey("missing")) {
+            throw new IllegalStateException(p.getProperty("missing"));
+        }
+        String v = p.getProperty(key);
         if (v == null || v.isEmpty() || v.startsWith("${")) {
-            throw new IllegalStateException(
-                    key + " is not set in service-dists.properties (" + v + "); rebuild inlet-integration-tests-service-dists.");
+            throw new IllegalStateException(key + " is not set (" + v + "); rebuild " + module + ".");
         }
         return v;
     }

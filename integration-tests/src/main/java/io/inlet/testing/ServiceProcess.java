@@ -45,10 +45,21 @@ public abstract class ServiceProcess implements AutoCloseable {
 
     /** Starts the process, its output appended to {@link #logFile()}. */
     protected void launch(List<String> command) throws IOException {
+        launch(command, java.util.Map.of());
+    }
+
+    /** Starts the process with these environment variables added. */
+    protected void launch(List<String> command, java.util.Map<String, String> environment) throws IOException {
         ProcessBuilder pb = new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true);
+        pb.environment().putAll(environment);
         pb.redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
         process = pb.start();
         Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
+
+    /** The running process, once launched. */
+    protected Process process() {
+        return process;
     }
 
     protected boolean isAlive() {

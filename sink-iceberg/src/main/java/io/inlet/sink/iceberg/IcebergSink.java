@@ -292,7 +292,13 @@ public final class IcebergSink implements ChangeSink {
         try {
             c = catalog.loader().loadCatalog();
         } catch (RuntimeException | LinkageError e) {
+            Throwable root = e;
+            while (root.getCause() != null && root.getCause() != root) {
+                root = root.getCause();
+            }
+            // The root cause goes into the message: the pipeline reports problems as text.
             throw new InletValidationException("Cannot open the Iceberg catalog " + catalog + ": " + e
+                    + (root != e ? ", caused by " + root : "")
                     + ". Check the catalog options ('catalog-type', 'warehouse', 'uri', 'catalog.*').", e);
         }
         try {

@@ -37,8 +37,8 @@ import java.util.List;
  * and filling an {@code orders} table if it has none.
  *
  * <pre>
- * mvn -B -DskipTests -Pquickstart -pl examples -am package
- * mvn -B -DskipTests -Pquickstart -pl examples -am package \
+ * mvn -B -DskipTests -Pquickstart -pl examples/quickstart -am package
+ * mvn -B -DskipTests -Pquickstart -pl examples/quickstart -am package \
  *     -Dquickstart.args="--mysql-host db --mysql-port 3306 --mysql-user cdc --mysql-password s3cret --warehouse /tmp/wh"
  * </pre>
  */

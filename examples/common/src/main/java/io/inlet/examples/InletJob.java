@@ -1,0 +1,155 @@
+package io.inlet.examples;
+
+import io.inlet.annotation.PublicEvolving;
+import io.inlet.core.InletValidationException;
+import io.inlet.core.Pipeline;
+
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.TimeUtils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * A deployable job that builds its pipeline from {@link JobSettings}: the source, transforms and sink
+ * are found by identifier and take the options their factories document.
+ *
+ * <table>
+ *   <caption>Settings</caption>
+ *   <tr><td>{@code source.type}, {@code source.<option>}</td><td>the source, e.g. {@code mysql-cdc} with {@code source.hostname}</td></tr>
+ *   <tr><td>{@code transform.<n>.type}, {@code transform.<n>.<option>}</td><td>transforms, applied in the order of {@code n}</td></tr>
+ *   <tr><td>{@code sink.type}, {@code sink.<option>}</td><td>the sink, e.g. {@code iceberg} with {@code sink.warehouse}</td></tr>
+ *   <tr><td>{@code pipeline.name}</td><td>the job name</td></tr>
+ *   <tr><td>{@code pipeline.checkpoint-interval}</td><td>e.g. {@code 30 s}; without it the runtime's setting, or Inlet's default when checkpointing is off</td></tr>
+ *   <tr><td>{@code pipeline.parallelism}</td><td>the job's default parallelism</td></tr>
+ * </table>
+ *
+ * <pre>{@code
+ * flink run inlet-examples-mysql-iceberg-job.jar \
+ *     --source.hostname db --source.username cdc --source.password '${env:MYSQL_PASSWORD}' \
+ *     --source.database-name shop --source.table-name 'orders|customers' \
+ *     --sink.warehouse s3a://lake/warehouse
+ * }</pre>
+ */
+@PublicEvolving
+public final class InletJob {
+
+    private static final Logger LOG = LoggerFactory.getLogger(InletJob.class);
+
+    private static final Set<String> PIPELINE_KEYS = Set.of("pipeline.name", "pipeline.checkpoint-interval", "pipeline.parallelism");
+
+    private InletJob() {}
+
+    /** Runs the pipeline the program arguments and application properties describe. */
+    public static void main(String[] args) throws Exception {
+        run(args, Map.of());
+    }
+
+    /** Runs the pipeline described by the settings over a scenario's defaults. */
+    public static void run(String[] args, Map<String, String> defaults) throws Exception {
+        JobSettings settings = JobSettings.of(args, defaults);
+        LOG.info("Inlet job settings: {}", settings);
+        Pipeline pipeline = pipeline(settings, StreamExecutionEnvironment.getExecutionEnvironment(), Set.of()).build();
+        LOG.info("Inlet job '{}' writes {} table(s): {}", pipeline.jobName(), pipeline.sinkTables().size(), pipeline.sinkTables());
+        pipeline.execute();
+    }
+
+    /**
+     * The pipeline the settings describe, on the given environment, not yet built; {@code
+     * otherPrefixes} are setting prefixes the calling job reads itself.
+     */
+    public static Pipeline.Builder pipeline(JobSettings settings, StreamExecutionEnvironment env, Set<String> otherPrefixes) {
+        checkKeys(settings, otherPrefixes);
+        Map<String, String> source = new LinkedHashMap<>(settings.withPrefix("source."));
+        Map<String, String> sink = new LinkedHashMap<>(settings.withPrefix("sink."));
+        TreeMap<Integer, Map<String, String>> transforms = transforms(settings); // checked before anything is created
+        String sourceType = source.remove("type");
+        String sinkType = sink.remove("type");
+        List<String> problems = new ArrayList<>();
+        if (sourceType == null) {
+            problems.add("Setting 'source.type' is missing: name the source, e.g. --source.type mysql-cdc or debezium-kafka.");
+        }
+        if (sinkType == null) {
+            problems.add("Setting 'sink.type' is missing: name the sink, e.g. --sink.type iceberg or hudi.");
+        }
+        if (!problems.isEmpty()) {
+            throw new InletValidationException(problems);
+        }
+
+        String parallelism = settings.get("pipeline.parallelism");
+        if (parallelism != null) {
+            try {
+                env.setParallelism(Integer.parseInt(parallelism.trim()));
+            } catch (IllegalArgumentException e) {
+                throw new InletValidationException("Setting 'pipeline.parallelism' = '" + parallelism + "' is not a positive number.");
+            }
+        }
+        Pipeline.Builder builder = Pipeline.builder()
+                .environment(env)
+                .jobName(settings.get("pipeline.name", "inlet: " + sourceType + " to " + sinkType));
+        String interval = settings.get("pipeline.checkpoint-interval");
+        if (interval != null) {
+            try {
+                builder.checkpointInterval(TimeUtils.parseDuration(interval));
+            } catch (IllegalArgumentException e) {
+                throw new InletValidationException("Setting 'pipeline.checkpoint-interval' = '" + interval
+                        + "' is not a duration; use e.g. '30 s' or '1 min'.");
+            }
+        } else if (!env.getCheckpointConfig().isCheckpointingEnabled()) {
+            // The sinks commit on checkpoints: a runtime without a checkpoint interval gets Inlet's default.
+            java.time.Duration d = io.inlet.core.CoreOptions.DEFAULT_CHECKPOINT_INTERVAL.defaultValue();
+            LOG.info("Checkpointing is off in the runtime's configuration; checkpointing every {} (set pipeline.checkpoint-interval to choose).", d);
+            builder.checkpointInterval(d);
+        }
+        builder.source(sourceType, source);
+        for (Map.Entry<Integer, Map<String, String>> t : transforms.entrySet()) {
+            Map<String, String> options = new LinkedHashMap<>(t.getValue());
+            String type = options.remove("type");
+            if (type == null) {
+                throw new InletValidationException("Setting 'transform." + t.getKey() + ".type' is missing: name the transform"
+                        + " (filter, projection, route or metadata).");
+            }
+            builder.transform(type, options);
+        }
+        return builder.sink(sinkType, sink);
+    }
+
+    private static TreeMap<Integer, Map<String, String>> transforms(JobSettings settings) {
+        TreeMap<Integer, Map<String, String>> out = new TreeMap<>();
+        settings.withPrefix("transform.").forEach((k, v) -> {
+            int dot = k.indexOf('.');
+            int n;
+            try {
+                n = Integer.parseInt(dot > 0 ? k.substring(0, dot) : "x");
+            } catch (NumberFormatException e) {
+                throw new InletValidationException("Setting 'transform." + k + "' does not number its transform; use"
+                        + " transform.<n>.<option>, e.g. transform.1.type = route.");
+            }
+            out.computeIfAbsent(n, i -> new LinkedHashMap<>()).put(k.substring(dot + 1), v);
+        });
+        return out;
+    }
+
+    private static void checkKeys(JobSettings settings, Set<String> otherPrefixes) {
+        List<String> unknown = new ArrayList<>();
+        for (String key : settings.asMap().keySet()) {
+            boolean known = key.startsWith("source.") || key.startsWith("sink.") || key.startsWith("transform.")
+                    || PIPELINE_KEYS.contains(key) || otherPrefixes.stream().anyMatch(key::startsWith);
+            if (!known) {
+                unknown.add(key);
+            }
+        }
+        if (!unknown.isEmpty()) {
+            List<String> prefixes = new ArrayList<>(List.of("source.*", "transform.<n>.*", "sink.*"));
+            prefixes.addAll(PIPELINE_KEYS);
+            otherPrefixes.forEach(p -> prefixes.add(p + "*"));
+            throw new InletValidationException("Unknown setting(s) " + unknown + "; the settings of this job are " + prefixes + ".");
+        }
+    }
+}

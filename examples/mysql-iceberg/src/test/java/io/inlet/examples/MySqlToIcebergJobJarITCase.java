@@ -1,0 +1,156 @@
+package io.inlet.examples;
+
+import io.inlet.testing.FlinkDistribution;
+import io.inlet.testing.JobJar;
+import io.inlet.testing.MariaDbExtension;
+import io.inlet.testing.MariaDbServer;
+import io.inlet.testing.TestNames;
+
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.hadoop.HadoopCatalog;
+import org.apache.iceberg.io.CloseableIterable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The MySQL to Iceberg job jar: it holds what a Hadoop-less runtime needs and nothing of Flink, and
+ * run with {@code flink run} on a Flink distribution without Hadoop (child-first user-code class
+ * loader, default parent-first patterns), configured through a managed runtime's application
+ * properties file, it mirrors real MariaDB tables into Iceberg, snapshot and binlog.
+ */
+@ExtendWith(MariaDbExtension.class)
+class MySqlToIcebergJobJarITCase {
+
+    private static final Duration TIMEOUT = Duration.ofMinutes(3);
+
+    @Test
+    void holdsItsConnectorsAndTheRelocatedShimAndNothingOfFlinkOrPlainHadoop() {
+        JobJar jar = JobJar.ofThisModule();
+        assertThat(jar.deployabilityProblems("io.inlet.examples.MySqlToIceberg")).isEmpty();
+        assertThat(jar.services("io.inlet.core.spi.ChangeSourceFactory")).contains("io.inlet.source.mysql.MySqlCdcSourceFactory");
+        assertThat(jar.services("io.inlet.core.spi.ChangeSinkFactory")).contains("io.inlet.sink.iceberg.IcebergSinkFactory");
+        assertThat(jar.services("io.inlet.core.spi.ChangeTransformFactory")).hasSize(4);
+        assertThat(jar.icebergCatalogProblems()).isEmpty();
+        // Glue through catalog-impl: Iceberg's AWS module and the AWS SDK's Glue and S3 clients.
+        assertThat(jar.has("org/apache/iceberg/aws/glue/GlueCatalog.class")).isTrue();
+        assertThat(jar.has("software/amazon/awssdk/services/glue/GlueClient.class")).isTrue();
+        assertThat(jar.has("org/apache/iceberg/aws/s3/S3FileIO.class")).isTrue();
+        assertThat(jar.has("com/ververica/cdc/connectors/mysql/source/MySqlSource.class")).isTrue();
+    }
+
+    @Test
+    void mirrorsMySqlIntoIcebergOnAFlinkWithoutHadoop(MariaDbServer mysql, @TempDir Path work) throws Exception {
+        String db = mysql.createDatabase();
+        mysql.execute(db,
+                "CREATE TABLE orders (id BIGINT PRIMARY KEY, customer VARCHAR(50) NOT NULL, amount DECIMAL(10,2), note TEXT)",
+                "CREATE TABLE order_items (order_id BIGINT, line INT, sku VARCHAR(20), PRIMARY KEY (order_id, line))",
+                "INSERT INTO orders VALUES (1, 'anna', 19.90, 'ü 😀'), (2, 'bob', 5.00, NULL), (3, 'carl', -0.50, '')",
+                "INSERT INTO order_items VALUES (1, 1, 'A'), (1, 2, 'B'), (2, 1, 'C')");
+        String user = TestNames.unique("cdc");
+        String password = "pw-" + TestNames.unique("x");
+        mysql.createUser(user, password, "SELECT, RELOAD, SHOW DATABASES, REPLICATION SLAVE, BINLOG MONITOR");
+        Path warehouse = work.resolve("warehouse");
+
+        // Settings as a managed runtime passes them: property groups in a JSON file; the password stays
+        // out of the program arguments.
+        Path properties = work.resolve("application_properties.json");
+        Files.writeString(properties, "["
+                + group("source", Map.of("hostname", mysql.host(), "port", String.valueOf(mysql.port()), "username", user,
+                        "password", password, "database-name", db, "table-name", "orders|order_items", "server-id", "5400-5401"))
+                + ", " + group("sink", Map.of("warehouse", warehouse.toUri().toString()))
+                + ", " + group("pipeline", Map.of("checkpoint-interval", "1 s", "parallelism", "2")) + "]");
+
+        try (FlinkDistribution.Run run = FlinkDistribution.run(JobJar.ofThisModule().path(), Map.of(),
+                "--application-properties", properties.toString());
+                Connection c = mysql.connection(db);
+                HadoopCatalog catalog = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toUri().toString())) {
+            awaitEqual(run, c, catalog, db);
+            mysql.execute(db,
+                    "UPDATE orders SET amount = amount + 1, note = 'paid' WHERE id = 1",
+                    "DELETE FROM orders WHERE id = 2",
+                    "INSERT INTO orders VALUES (4, 'dora', 42.00, 'new')",
+                    "UPDATE order_items SET line = 3 WHERE order_id = 1 AND line = 2");
+            awaitEqual(run, c, catalog, db);
+            String output = run.output();
+            assertThat(output).as("the runtime has no Hadoop").contains("No Hadoop Dependency available");
+            assertThat(output).contains("Inlet job 'inlet: mysql-cdc to iceberg' writes 2 table(s)");
+            assertThat(output).doesNotContain(password).doesNotContain("NoClassDefFoundError").doesNotContain(" ERROR ");
+        }
+    }
+
+    private static String group(String id, Map<String, String> map) {
+        StringBuilder sb = new StringBuilder("{\"PropertyGroupId\": \"" + id + "\", \"PropertyMap\": {");
+        map.forEach((k, v) -> sb.append(sb.charAt(sb.length() - 1) == '{' ? "" : ", ").append('"').append(k).append("\": \"")
+                .append(v.replace("\\", "\\\\").replace("\"", "\\\"")).append('"'));
+        return sb.append("}}").toString();
+    }
+
+    private static void awaitEqual(FlinkDistribution.Run run, Connection c, HadoopCatalog catalog, String db) throws Exception {
+        for (String table : List.of("orders", "order_items")) {
+            List<String> expected = mysqlRows(c, table);
+            List<String> actual = List.of();
+            long deadline = System.nanoTime() + TIMEOUT.toNanos();
+            while (System.nanoTime() < deadline) {
+                assertThat(run.running()).as("flink run is still running. %s", run.describe()).isTrue();
+                TableIdentifier id = TableIdentifier.of(db, table);
+                if (catalog.tableExists(id)) {
+                    actual = icebergRows(catalog.loadTable(id));
+                    if (actual.equals(expected)) {
+                        break;
+                    }
+                }
+                Thread.sleep(500); // polling for the next checkpoint's commit; the assertion below decides
+            }
+            assertThat(actual).as("Iceberg table %s.%s. %s", db, table, run.describe()).isEqualTo(expected);
+        }
+    }
+
+    private static List<String> mysqlRows(Connection c, String table) throws Exception {
+        List<String> rows = new ArrayList<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT * FROM " + table)) {
+            int n = rs.getMetaData().getColumnCount();
+            while (rs.next()) {
+                StringBuilder sb = new StringBuilder();
+                for (int i = 1; i <= n; i++) {
+                    Object v = rs.getObject(i);
+                    sb.append(i == 1 ? "" : "|").append(v instanceof java.math.BigDecimal ? ((java.math.BigDecimal) v).toPlainString() : v);
+                }
+                rows.add(sb.toString());
+            }
+        }
+        rows.sort(null);
+        return rows;
+    }
+
+    private static List<String> icebergRows(Table table) throws Exception {
+        List<String> rows = new ArrayList<>();
+        try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
+            for (Record r : records) {
+                StringBuilder sb = new StringBuilder();
+                for (int i = 0; i < r.size(); i++) {
+                    Object v = r.get(i);
+                    sb.append(i == 0 ? "" : "|").append(v instanceof java.math.BigDecimal ? ((java.math.BigDecimal) v).toPlainString() : v);
+                }
+                rows.add(sb.toString());
+            }
+        }
+        rows.sort(null);
+        return rows;
+    }
+}
