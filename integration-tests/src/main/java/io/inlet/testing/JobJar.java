@@ -134,6 +134,42 @@ public final class JobJar {
         return found;
     }
 
+    /** Class entries with a constant pool string that contains the text. */
+    public List<String> classesWithStrings(String text) {
+        byte[] needle = text.getBytes(StandardCharsets.UTF_8);
+        List<String> found = new ArrayList<>();
+        try (JarFile f = new JarFile(path.toFile())) {
+            for (ZipEntry e : Collections.list(f.entries())) {
+                if (!e.getName().endsWith(".class")) {
+                    continue;
+                }
+                byte[] b;
+                try (InputStream in = f.getInputStream(e)) {
+                    b = in.readAllBytes();
+                }
+                if (indexOf(b, needle) >= 0 && constantPoolStrings(b).stream().anyMatch(s -> s.contains(text))) {
+                    found.add(e.getName());
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return found;
+    }
+
+    private static int indexOf(byte[] b, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= b.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (b[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
+    }
+
     private static List<String> constantPoolStrings(byte[] b) {
         java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(b);
         if (in.getInt() != 0xCAFEBABE) {
@@ -238,6 +274,11 @@ public final class JobJar {
             } else if (java.util.regex.Pattern.compile("(?<![A-Za-z0-9_$.])org\\.apache\\.hadoop\\.").matcher(xml).find()) {
                 problems.add(defaults + " names unrelocated Hadoop classes, which Hadoop then fails to load");
             }
+        }
+        List<String> unrelocated = classesWithStrings("Lorg/apache/hadoop/");
+        if (!unrelocated.isEmpty()) {
+            problems.add("classes whose constant pool still names unrelocated Hadoop types (lambda deserialization"
+                    + " then fails): " + sample(unrelocated));
         }
         List<String> signatures = entries.stream()
                 .filter(e -> e.startsWith("META-INF/") && (e.endsWith(".SF") || e.endsWith(".DSA") || e.endsWith(".RSA")))
