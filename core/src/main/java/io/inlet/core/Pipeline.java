@@ -424,6 +424,7 @@ public final class Pipeline {
             for (int i = 0; i < sinks.size(); i++) {
                 ChangeSink sink = sinks.get(i);
                 String prefix = "inlet-sink-" + (i + 1) + "-" + sink.name();
+                boolean repeats = source.mayRepeatChanges();
                 sink.addSink(
                         stream,
                         new SinkContext() {
@@ -435,6 +436,11 @@ public final class Pipeline {
                             @Override
                             public String uid(String part) {
                                 return prefix + "-" + part;
+                            }
+
+                            @Override
+                            public boolean changesMayRepeat() {
+                                return repeats;
                             }
                         });
             }

@@ -222,11 +222,34 @@ public final class JobJar {
     /** Where Inlet's job jars relocate Hadoop and the HadoopUtils shim (see inlet-hadoop-shim). */
     public static final String SHADED = "io/inlet/shaded/";
 
-    /** Packages of the Flink runtime, which a job jar must leave to the runtime. */
-    public static final List<String> FLINK_RUNTIME_PACKAGES = List.of(
-            "org/apache/flink/runtime/", "org/apache/flink/streaming/api/", "org/apache/flink/api/", "org/apache/flink/configuration/",
-            "org/apache/flink/core/", "org/apache/flink/util/", "org/apache/flink/table/api/", "org/apache/flink/table/data/",
-            "org/apache/flink/table/types/", "org/apache/flink/shaded/", "org/apache/flink/metrics/Counter", "org/apache/flink/connector/base/");
+    private static volatile java.util.Set<String> flinkDistClasses;
+
+    /**
+     * The Flink classes of the Flink distribution the harness runs jobs on: a job jar must leave them to
+     * the runtime (org.apache.flink. is loaded parent-first, so copies in the jar are dead weight at
+     * best and a version clash at worst).
+     */
+    public static java.util.Set<String> flinkDistributionClasses() {
+        if (flinkDistClasses == null) {
+            java.util.Set<String> classes = new java.util.HashSet<>();
+            for (String entry : FlinkDistribution.classPath()) {
+                if (!entry.endsWith(".jar")) {
+                    continue;
+                }
+                try (JarFile f = new JarFile(entry)) {
+                    for (ZipEntry e : Collections.list(f.entries())) {
+                        if (e.getName().startsWith("org/apache/flink/") && e.getName().endsWith(".class")) {
+                            classes.add(e.getName());
+                        }
+                    }
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+            flinkDistClasses = java.util.Set.copyOf(classes);
+        }
+        return flinkDistClasses;
+    }
 
     /**
      * What keeps the jar from deploying on a Hadoop-less runtime, or next to a runtime's own Hadoop
@@ -251,11 +274,10 @@ public final class JobJar {
         if (has("org/apache/flink/runtime/util/HadoopUtils.class")) {
             problems.add("an unrelocated HadoopUtils, which the runtime's parent-first loading ignores");
         }
-        for (String pkg : FLINK_RUNTIME_PACKAGES) {
-            List<String> flink = entriesUnder(pkg);
-            if (!flink.isEmpty()) {
-                problems.add("Flink runtime classes under " + pkg + ": " + sample(flink));
-            }
+        java.util.Set<String> dist = flinkDistributionClasses();
+        List<String> flink = entries.stream().filter(dist::contains).collect(Collectors.toList());
+        if (!flink.isEmpty()) {
+            problems.add("classes of the Flink distribution, which the runtime loads parent-first: " + sample(flink));
         }
         for (String logging : List.of("org/slf4j/", "org/apache/logging/log4j/", "org/apache/log4j/")) {
             List<String> found = entriesUnder(logging);

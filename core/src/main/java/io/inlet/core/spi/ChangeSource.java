@@ -35,4 +35,13 @@ public interface ChangeSource {
      * SourceContext#tables()}; the stream's type must be {@link SourceContext#typeInfo()}.
      */
     DataStream<ChangeEvent> createStream(StreamExecutionEnvironment env, SourceContext context);
+
+    /**
+     * Whether the stream may carry one change more than once, whatever Flink's checkpoints do: true
+     * for a source fed by an at-least-once producer, such as Debezium's Kafka Connect connector,
+     * which resends changes after its own restarts. Sinks then write idempotently (upserts).
+     */
+    default boolean mayRepeatChanges() {
+        return false;
+    }
 }

@@ -14,4 +14,9 @@ public interface SinkContext {
 
     /** A stable operator uid for the given part of this sink. */
     String uid(String part);
+
+    /** Whether the source may deliver a change more than once; see {@link ChangeSource#mayRepeatChanges()}. */
+    default boolean changesMayRepeat() {
+        return false;
+    }
 }

@@ -191,7 +191,7 @@ public final class IcebergSink implements ChangeSink {
                     created = true;
                 }
                 loaded.put(t.tableId(), table);
-                upsert.put(t.tableId(), decideUpsert(table, created, restoring));
+                upsert.put(t.tableId(), decideUpsert(table, created, restoring, context.changesMayRepeat()));
                 // Rows leave the splitter in the table's Flink type, which Iceberg's writer reads them with.
                 RowType target = FlinkSchemaUtil.convert(table.schema());
                 tags.put(t.tableId(), new OutputTag<>("iceberg-" + t.tableId().identifier(), InternalTypeInfo.of(target)));
@@ -251,17 +251,23 @@ public final class IcebergSink implements ChangeSink {
     }
 
     /**
-     * Whether to write upserts: always in upsert mode, never in changelog mode; in auto mode only for
-     * a table that already holds rows and a job that does not restore from a savepoint, where the
+     * Whether to write upserts: always in upsert mode, never in changelog mode; in auto mode for a
+     * source that may repeat changes (a repeated insert would otherwise add a second row), and for a
+     * table that already holds rows and a job that does not restore from a savepoint, where the
      * source may deliver rows the table has (a new snapshot over old data).
      */
-    private boolean decideUpsert(Table table, boolean created, boolean restoring) {
+    private boolean decideUpsert(Table table, boolean created, boolean restoring, boolean sourceRepeats) {
         switch (writeMode) {
             case UPSERT:
                 return true;
             case CHANGELOG:
                 return false;
             default:
+                if (sourceRepeats) {
+                    LOG.info("Iceberg table {}: write-mode auto chose upsert (the source may deliver a change more than once).",
+                            table.name());
+                    return true;
+                }
                 boolean empty = created || isEmpty(table);
                 boolean upsert = !empty && !restoring;
                 LOG.info(

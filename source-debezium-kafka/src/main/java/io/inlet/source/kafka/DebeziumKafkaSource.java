@@ -303,6 +303,15 @@ public final class DebeziumKafkaSource implements ChangeSource {
         }
     }
 
+    /**
+     * Debezium's Kafka Connect connector delivers at least once: after its own restart it resends the
+     * changes since its last committed offset, so sinks must apply them idempotently.
+     */
+    @Override
+    public boolean mayRepeatChanges() {
+        return true;
+    }
+
     @Override
     public String toString() {
         return "DebeziumKafkaSource{" + bootstrapServers + ", " + (topicPattern != null ? "topic-pattern=" + topicPattern : "topic=" + topics)
