@@ -30,4 +30,11 @@ class MiniJsonTest {
         assertThatThrownBy(() -> MiniJson.parse("[1, 2")).hasMessageContaining("expected ']'");
         assertThatThrownBy(() -> MiniJson.parse("{} x")).hasMessageContaining("expected the end of the document");
     }
+
+    @Test
+    void quotesWhatItParsesBack() {
+        String text = "{\"type\": \"record\"}\\ tab\t line\n ctl\u0001 ü 😀";
+        assertThat(MiniJson.quote(text)).startsWith("\"").endsWith("\"").doesNotContain("\n").doesNotContain("\t");
+        assertThat(MiniJson.parse(MiniJson.quote(text))).isEqualTo(text);
+    }
 }

@@ -165,6 +165,13 @@ public final class JobSettings {
         return sb.toString();
     }
 
+    /** These settings, with the given defaults for keys they do not have. */
+    public JobSettings withDefaults(Map<String, String> defaults) {
+        Map<String, String> merged = new LinkedHashMap<>(defaults);
+        merged.putAll(values);
+        return new JobSettings(merged, origins);
+    }
+
     /** The value of a key, or null. */
     public String get(String key) {
         return values.get(key);

@@ -98,6 +98,21 @@ public final class SchemaRegistryClient {
         return Optional.of(new Registered(id, ((Number) answer.get("version")).intValue(), schema));
     }
 
+    /**
+     * Registers a schema under a subject (or finds it registered) and returns its id. Registration is
+     * idempotent, so it is retried like a read.
+     */
+    public int register(String subject, Schema schema) throws IOException {
+        String body = "{\"schema\": " + MiniJson.quote(schema.toString()) + "}";
+        Map<?, ?> answer = (Map<?, ?>) call("/subjects/" + URLEncoder.encode(subject, StandardCharsets.UTF_8) + "/versions", body);
+        Object id = answer.get("id");
+        if (!(id instanceof Number)) {
+            throw new IOException("The schema registry's answer to registering " + subject + " has no id: " + answer);
+        }
+        byId.putIfAbsent(((Number) id).intValue(), schema);
+        return ((Number) id).intValue();
+    }
+
     public List<String> subjects() throws IOException {
         List<String> out = new ArrayList<>();
         for (Object s : (List<?>) get("/subjects")) {
@@ -122,14 +137,18 @@ public final class SchemaRegistryClient {
         }
     }
 
-    /** GET on every URL in turn, retried with back-off; 404 is final. */
     private Object get(String path) throws IOException {
+        return call(path, null);
+    }
+
+    /** GET (or POST of the body) on every URL in turn, retried with back-off; 404 is final. */
+    private Object call(String path, @Nullable String body) throws IOException {
         IOException last = null;
         long backoff = 100;
         for (int attempt = 0; attempt <= settings.maxRetries; attempt++) {
             for (String base : settings.urls) {
                 try {
-                    return once(base, path);
+                    return once(base, path, body);
                 } catch (NotFoundException e) {
                     throw e;
                 } catch (IOException e) {
@@ -147,16 +166,21 @@ public final class SchemaRegistryClient {
             }
         }
         throw new IOException(
-                "The schema registry at " + settings.describe() + " did not answer GET " + path + " after "
+                "The schema registry at " + settings.describe() + " did not answer " + (body == null ? "GET " : "POST ") + path + " after "
                         + (settings.maxRetries + 1) + " attempts: " + last.getMessage(),
                 last);
     }
 
-    private Object once(String base, String path) throws IOException {
+    private Object once(String base, String path, @Nullable String body) throws IOException {
         HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(base + path))
                 .timeout(Duration.ofMillis(settings.timeoutMillis))
-                .header("Accept", "application/vnd.schemaregistry.v1+json, application/json")
-                .GET();
+                .header("Accept", "application/vnd.schemaregistry.v1+json, application/json");
+        if (body == null) {
+            req.GET();
+        } else {
+            req.header("Content-Type", "application/vnd.schemaregistry.v1+json")
+                    .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
+        }
         String userInfo = settings.basicAuthUserInfo != null ? settings.basicAuthUserInfo : URI.create(base).getUserInfo();
         if (userInfo != null) {
             req.header("Authorization", "Basic " + Base64.getEncoder().encodeToString(userInfo.getBytes(StandardCharsets.UTF_8)));
