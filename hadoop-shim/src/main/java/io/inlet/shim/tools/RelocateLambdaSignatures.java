@@ -76,6 +76,12 @@ public final class RelocateLambdaSignatures {
                 out.closeEntry();
             }
         }
+        try {
+            // The temporary file is private to its owner; the jar keeps the permissions it had.
+            Files.setPosixFilePermissions(tmp, Files.getPosixFilePermissions(jar));
+        } catch (UnsupportedOperationException e) {
+            // not a POSIX file system: nothing to keep
+        }
         Files.move(tmp, jar, StandardCopyOption.REPLACE_EXISTING);
         return new int[] {classes, strings};
     }
