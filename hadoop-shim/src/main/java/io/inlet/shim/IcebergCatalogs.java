@@ -26,6 +26,7 @@ import java.util.Set;
  * <pre>{@code
  * Map<String, String> lake = Map.of("catalog-type", "hadoop", "warehouse", "s3a://bucket/warehouse",
  *     "hadoop.fs.s3a.endpoint", "https://s3.eu-west-1.amazonaws.com");
+ * // (s3a:// needs org.apache.hadoop:hadoop-aws on the class path; or use S3FileIO with "io-impl")
  * IcebergCatalogs.register(tableEnv, "lake", lake);                       // SQL and the Table API
  * TableLoader orders = IcebergCatalogs.tableLoader("lake", lake, "shop", "orders");  // DataStream API
  * DataStream<RowData> rows = FlinkSource.forRowData().env(env).tableLoader(orders).streaming(true).build();

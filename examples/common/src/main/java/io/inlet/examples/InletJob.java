@@ -34,7 +34,7 @@ import java.util.TreeMap;
  * flink run inlet-examples-mysql-iceberg-job.jar \
  *     --source.hostname db --source.username cdc --source.password '${env:MYSQL_PASSWORD}' \
  *     --source.database-name shop --source.table-name 'orders|customers' \
- *     --sink.warehouse s3a://lake/warehouse
+ *     --sink.warehouse hdfs://namenode:8020/warehouse
  * }</pre>
  */
 @PublicEvolving

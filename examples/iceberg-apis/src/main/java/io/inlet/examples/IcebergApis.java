@@ -46,7 +46,7 @@ public final class IcebergApis {
         JobSettings settings = JobSettings.of(args, Map.of("catalog.catalog-type", "hadoop", "sql.catalog-type", "inlet-iceberg",
                 "database", "shop"));
         Map<String, String> catalog = new LinkedHashMap<>(settings.withPrefix("catalog."));
-        settings.required("catalog.warehouse", "the Iceberg warehouse, e.g. s3a://bucket/warehouse");
+        settings.required("catalog.warehouse", "the Iceberg warehouse, e.g. hdfs://namenode:8020/warehouse");
         String db = settings.get("database");
 
         // 1. Flink SQL.

@@ -12,7 +12,7 @@ import java.util.Map;
  * flink run inlet-examples-kafka-hudi-0.1.0-job.jar \
  *     --source.properties.bootstrap.servers kafka:9092 --source.topic-pattern 'dbserver1\.inventory\..*' \
  *     --source.debezium-avro-confluent.url http://registry:8081 --source.properties.group.id inlet-hudi \
- *     --sink.path s3a://lake/hudi --sink.compaction.delta_commits 5
+ *     --sink.path hdfs://namenode:8020/lake/hudi --sink.compaction.delta_commits 5
  * }</pre>
  */
 public final class DebeziumKafkaToHudi {

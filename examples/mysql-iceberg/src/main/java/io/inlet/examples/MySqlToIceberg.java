@@ -9,11 +9,11 @@ import java.util.Map;
  * iceberg} sink.
  *
  * <pre>{@code
- * # Hadoop catalog on S3
+ * # Hadoop catalog on HDFS
  * flink run inlet-examples-mysql-iceberg-0.1.0-job.jar \
  *     --source.hostname db --source.username cdc --source.password '${env:MYSQL_PASSWORD}' \
  *     --source.database-name shop --source.table-name '.*' --source.server-id 5400-5404 \
- *     --sink.warehouse s3a://lake/warehouse
+ *     --sink.warehouse hdfs://namenode:8020/warehouse
  * # AWS Glue
  *     ... --sink.catalog-impl org.apache.iceberg.aws.glue.GlueCatalog --sink.warehouse s3://lake/warehouse \
  *         --sink.catalog.io-impl org.apache.iceberg.aws.s3.S3FileIO
