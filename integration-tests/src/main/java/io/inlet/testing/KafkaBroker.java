@@ -69,7 +69,7 @@ public final class KafkaBroker extends ServiceProcess implements ExtensionContex
             runToCompletion(
                     "kafka-storage-format",
                     List.of(javaBinary(), "-Xmx256m", log4jArg, "-cp", classpath, "kafka.tools.StorageTool",
-                            "format", "-t", clusterId(), "-c", props.toString()),
+                            "format", "--cluster-id=" + clusterId(), "-c", props.toString()),
                     120);
             launch(List.of(javaBinary(), "-Xms128m", "-Xmx512m", "-XX:+UseParallelGC", log4jArg,
                     "-Djava.net.preferIPv4Stack=true", "-cp", classpath, "kafka.Kafka", props.toString()));
@@ -129,7 +129,11 @@ public final class KafkaBroker extends ServiceProcess implements ExtensionContex
                 "");
     }
 
-    /** A random cluster id in Kafka's form: 16 random bytes, URL-safe base64 without padding. */
+    /**
+     * A random cluster id in Kafka's form: 16 random bytes, URL-safe base64 without padding. One in 64
+     * starts with '-', which the tool's parser takes for an option when given as a separate argument:
+     * hence {@code --cluster-id=<id>}.
+     */
     private static String clusterId() {
         UUID u = UUID.randomUUID();
         ByteBuffer b = ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits());
