@@ -1,5 +1,7 @@
 package io.inlet.testing;
 
+import io.inlet.core.internal.MiniJson;
+
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 import java.io.IOException;
@@ -138,7 +140,7 @@ public final class SchemaRegistry extends ServiceProcess implements ExtensionCon
 
     /** Registers an Avro schema under the subject; returns its id. */
     public int register(String subject, String avroSchemaJson) throws IOException, InterruptedException {
-        String body = "{\"schema\":" + jsonString(avroSchemaJson) + "}";
+        String body = "{\"schema\":" + MiniJson.quote(avroSchemaJson) + "}";
         HttpResponse<String> r = http.send(
                 HttpRequest.newBuilder(URI.create(ccompatUrl() + "/subjects/" + subject + "/versions"))
                         .header("Content-Type", "application/vnd.schemaregistry.v1+json")
@@ -161,35 +163,5 @@ public final class SchemaRegistry extends ServiceProcess implements ExtensionCon
         return http.send(
                 HttpRequest.newBuilder(URI.create(ccompatUrl() + path)).timeout(Duration.ofSeconds(10)).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
-    }
-
-    private static String jsonString(String s) {
-        StringBuilder sb = new StringBuilder("\"");
-        for (char c : s.toCharArray()) {
-            switch (c) {
-                case '"':
-                    sb.append("\\\"");
-                    break;
-                case '\\':
-                    sb.append("\\\\");
-                    break;
-                case '\n':
-                    sb.append("\\n");
-                    break;
-                case '\r':
-                    sb.append("\\r");
-                    break;
-                case '\t':
-                    sb.append("\\t");
-                    break;
-                default:
-                    if (c < 0x20) {
-                        sb.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        sb.append(c);
-                    }
-            }
-        }
-        return sb.append('"').toString();
     }
 }
