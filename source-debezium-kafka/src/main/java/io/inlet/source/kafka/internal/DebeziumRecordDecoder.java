@@ -1,0 +1,190 @@
+package io.inlet.source.kafka.internal;
+
+import io.inlet.annotation.Internal;
+import io.inlet.core.event.ChangeEvent;
+import io.inlet.core.event.SourcePosition;
+import io.inlet.core.table.TableDescriptor;
+
+import org.apache.avro.Schema;
+import org.apache.avro.io.BinaryDecoder;
+import org.apache.avro.io.DecoderFactory;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.types.RowKind;
+import org.apache.flink.util.Collector;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nullable;
+
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Decodes Debezium envelopes in the Confluent wire format (magic byte 0, a 4-byte schema id, Avro
+ * binary) straight into change events: {@code c} and {@code r} to {@code +I}, {@code u} to {@code
+ * -U}/{@code +U}, {@code d} to {@code -D}. Writer schemas come from the registry once per id; the
+ * plan that reads each writer schema into its table's row is kept per topic and id. Not thread-safe:
+ * one per task. {@link DebeziumDecodeFunction} runs it in a job; benchmarks and tests use it alone.
+ */
+@Internal
+public final class DebeziumRecordDecoder {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DebeziumRecordDecoder.class);
+
+    /** What a record turned out to be. */
+    public enum Outcome {
+        /** One or two change events were emitted. */
+        DECODED,
+        /** A tombstone (null value, or a null envelope): no change. */
+        TOMBSTONE
+    }
+
+    /** A record that cannot be decoded; its message is the reason. */
+    public static final class BadRecord extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        BadRecord(String reason, @Nullable Throwable cause) {
+            super(reason, cause);
+        }
+    }
+
+    private final SchemaRegistryClient client;
+    private final Map<String, TableDescriptor> tablesByTopic;
+    private final Map<String, Map<Integer, EnvelopeDecoder>> decoders = new HashMap<>();
+    private final EnvelopeDecoder.Envelope envelope = new EnvelopeDecoder.Envelope();
+    private BinaryDecoder decoder;
+    private long schemaChanges;
+
+    public DebeziumRecordDecoder(SchemaRegistryClient client, Map<String, TableDescriptor> tablesByTopic) {
+        this.client = client;
+        this.tablesByTopic = new HashMap<>(tablesByTopic);
+    }
+
+    /** The table a topic's records belong to. */
+    public TableDescriptor table(String topic) {
+        TableDescriptor table = tablesByTopic.get(topic);
+        if (table == null) {
+            throw new IllegalStateException("A record of topic " + topic + ", which the pipeline was not built for, reached the decoder.");
+        }
+        return table;
+    }
+
+    /** Writer schemas seen so far that add columns the table lacks (each reported once, in the log). */
+    public long schemaChangesReported() {
+        return schemaChanges;
+    }
+
+    /**
+     * Decodes one record into the collector. Registry failures are IOExceptions (no fault of the
+     * record); everything wrong with the record itself is a {@link BadRecord}.
+     */
+    public Outcome decode(KafkaRawRecord raw, Collector<ChangeEvent> out) throws BadRecord, IOException {
+        TableDescriptor table = table(raw.topic);
+        if (raw.value == null) {
+            return Outcome.TOMBSTONE; // Debezium's tombstone after a delete, for log compaction: no change
+        }
+        return decode(raw, table, out);
+    }
+
+    private Outcome decode(KafkaRawRecord raw, TableDescriptor table, Collector<ChangeEvent> out) throws BadRecord, IOException {
+        byte[] v = raw.value;
+        if (v.length < 5) {
+            throw new BadRecord("the value has " + v.length + " bytes, fewer than the 5 of the Confluent wire format's header", null);
+        }
+        if (v[0] != 0) {
+            throw new BadRecord("the value starts with the byte " + (v[0] & 0xFF) + ", not the Confluent wire format's magic byte 0", null);
+        }
+        int id = ((v[1] & 0xFF) << 24) | ((v[2] & 0xFF) << 16) | ((v[3] & 0xFF) << 8) | (v[4] & 0xFF);
+        EnvelopeDecoder plan = decoderFor(raw.topic, id, table);
+        decoder = DecoderFactory.get().binaryDecoder(v, 5, v.length - 5, decoder);
+        try {
+            plan.decode(decoder, envelope);
+            if (!decoder.isEnd()) {
+                throw new BadRecord("bytes are left after the Avro record of schema id " + id, null);
+            }
+        } catch (IOException e) {
+            throw new BadRecord("the Avro body does not match schema id " + id + " (" + e + ")", e);
+        } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
+            throw new BadRecord("a value cannot be read: " + e.getMessage(), e);
+        }
+        if (envelope.empty) {
+            return Outcome.TOMBSTONE; // an Avro null in place of the envelope: no change, like a tombstone
+        }
+        long ts = envelope.sourceTimestamp > 0 ? envelope.sourceTimestamp : raw.timestamp;
+        SourcePosition position = SourcePosition.kafka(raw.topic, raw.partition, raw.offset);
+        int version = table.schemaVersion();
+        switch (envelope.op) {
+            case 'c':
+            case 'r':
+                out.collect(ChangeEvent.of(table.tableId(), version, require(envelope.after, "after", id), ts, position));
+                break;
+            case 'u':
+                GenericRowData after = require(envelope.after, "after", id);
+                GenericRowData before = envelope.before != null ? envelope.before : keyOnly(after, table);
+                before.setRowKind(RowKind.UPDATE_BEFORE);
+                after.setRowKind(RowKind.UPDATE_AFTER);
+                out.collect(ChangeEvent.of(table.tableId(), version, before, ts, position));
+                out.collect(ChangeEvent.of(table.tableId(), version, after, ts, position));
+                break;
+            case 'd':
+                GenericRowData deleted = require(envelope.before, "before", id);
+                deleted.setRowKind(RowKind.DELETE);
+                out.collect(ChangeEvent.of(table.tableId(), version, deleted, ts, position));
+                break;
+            case 't':
+                throw new BadRecord("op 't' (a TRUNCATE) cannot be applied row by row", null);
+            default:
+                throw new BadRecord("the op '" + (envelope.op == 0 ? "" : String.valueOf(envelope.op)) + "' is none of c, r, u, d", null);
+        }
+        return Outcome.DECODED;
+    }
+
+    private static GenericRowData require(@Nullable GenericRowData row, String which, int id) throws BadRecord {
+        if (row == null) {
+            throw new BadRecord("the '" + which + "' image is missing (schema id " + id + ")", null);
+        }
+        return row;
+    }
+
+    /**
+     * The old row of an update without a before image (for example PostgreSQL without REPLICA
+     * IDENTITY FULL): the key, which is what deletes by key need.
+     */
+    private static GenericRowData keyOnly(GenericRowData after, TableDescriptor table) {
+        GenericRowData before = new GenericRowData(after.getArity());
+        for (int k : table.primaryKeyIndexes()) {
+            before.setField(k, after.getField(k));
+        }
+        return before;
+    }
+
+    private EnvelopeDecoder decoderFor(String topic, int id, TableDescriptor table) throws BadRecord, IOException {
+        Map<Integer, EnvelopeDecoder> byId = decoders.computeIfAbsent(topic, t -> new HashMap<>());
+        EnvelopeDecoder d = byId.get(id);
+        if (d != null) {
+            return d;
+        }
+        Schema writer;
+        try {
+            writer = client.schemaById(id);
+        } catch (SchemaRegistryClient.NotFoundException e) {
+            throw new BadRecord("the schema registry has no schema id " + id, e);
+        }
+        try {
+            d = new EnvelopeDecoder(writer, table);
+        } catch (IllegalArgumentException e) {
+            throw new BadRecord("schema id " + id + " cannot be read as table " + table.tableId() + ": " + e.getMessage(), e);
+        }
+        if (!d.addedColumns().isEmpty()) {
+            schemaChanges++;
+            LOG.warn(
+                    "Schema id {} of topic {} has columns {} that table {} does not have; they are not captured until the"
+                            + " pipeline is rebuilt with the new schema.",
+                    id, topic, d.addedColumns(), table.tableId());
+        }
+        byId.put(id, d);
+        return d;
+    }
+}
