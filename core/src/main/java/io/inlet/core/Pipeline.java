@@ -14,13 +14,19 @@ import io.inlet.core.spi.TransformContext;
 import io.inlet.core.table.TableDescriptor;
 
 import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.state.CheckpointStorage;
+import org.apache.flink.runtime.state.storage.JobManagerCheckpointStorage;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.CheckpointConfig;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nullable;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -71,6 +77,33 @@ public final class Pipeline {
         this.jobName = jobName;
         this.sourceTables = sourceTables;
         this.sinkTables = sinkTables;
+    }
+
+    /**
+     * Without a checkpoint directory Flink keeps checkpoints in the JobManager's memory, at most 5 MB
+     * per operator state: Hudi's key index passes that at around a million keys, and then every
+     * checkpoint fails and nothing more is committed. A warning, not an error: a managed service may
+     * set the directory on the cluster, where the client cannot see it. Null when a directory is set.
+     */
+    @Nullable
+    static String jobManagerCheckpointStorageWarning(StreamExecutionEnvironment environment) {
+        CheckpointStorage storage = environment.getCheckpointConfig().getCheckpointStorage();
+        boolean inMemory;
+        if (storage != null) {
+            inMemory = storage instanceof JobManagerCheckpointStorage;
+        } else {
+            ReadableConfig conf = environment.getConfiguration();
+            boolean dir = conf.getOptional(CheckpointingOptions.CHECKPOINTS_DIRECTORY).isPresent();
+            inMemory = conf.getOptional(CheckpointingOptions.CHECKPOINT_STORAGE).map("jobmanager"::equalsIgnoreCase).orElse(!dir);
+        }
+        if (!inMemory) {
+            return null;
+        }
+        return "no checkpoint directory is set, so checkpoints are kept in the JobManager's memory, at most 5 MB per"
+                + " operator state. Sink key indexes (Hudi's bucket assigner) pass that at around a million keys, and"
+                + " then every checkpoint fails and nothing is committed. Fix: set 'state.checkpoints.dir' (e.g."
+                + " s3://bucket/checkpoints or file:///var/flink/checkpoints), or call"
+                + " env.getCheckpointConfig().setCheckpointStorage(...). Ignore this if your cluster sets it.";
     }
 
     public static Builder builder() {
@@ -269,6 +302,7 @@ public final class Pipeline {
 
         private void checkCheckpointing(StreamExecutionEnvironment environment, List<String> problems) {
             if (environment.getCheckpointConfig().isCheckpointingEnabled()) {
+                warnOnJobManagerCheckpointStorage(environment);
                 return;
             }
             List<String> committing =
@@ -281,6 +315,19 @@ public final class Pipeline {
                                 + " and never write a row. Fix: call env.enableCheckpointing(...) (or set"
                                 + " 'execution.checkpointing.interval', e.g. 30 s), or call"
                                 + " Pipeline.builder().checkpointInterval(Duration.ofSeconds(30)).");
+            }
+        }
+
+        /**
+         * Without a checkpoint directory Flink keeps checkpoints in the JobManager's memory, at most 5
+         * MB per operator state: Hudi's key index and a source's split state pass that at around a
+         * million keys, and then every checkpoint fails and nothing more is committed. A warning, not
+         * an error: a managed service may set the directory on the cluster where the client cannot see it.
+         */
+        private void warnOnJobManagerCheckpointStorage(StreamExecutionEnvironment environment) {
+            String warning = jobManagerCheckpointStorageWarning(environment);
+            if (warning != null) {
+                LOG.warn("Pipeline '{}': {}", jobName, warning);
             }
         }
 

@@ -9,6 +9,7 @@ import io.inlet.core.transform.ProjectionTransform;
 import io.inlet.core.transform.RouteTransform;
 
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.state.storage.JobManagerCheckpointStorage;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.junit.jupiter.api.Test;
 
@@ -73,6 +74,28 @@ class PipelineValidationTest {
                 .sink(CollectingChangeSink.builder().build())
                 .build();
         assertThat(env.getCheckpointConfig().getCheckpointInterval()).isEqualTo(7000L);
+    }
+
+    @Test
+    void warnsWhenCheckpointsWouldBeKeptInTheJobManagersMemory() {
+        assertThat(Pipeline.jobManagerCheckpointStorageWarning(env(true)))
+                .contains("no checkpoint directory is set")
+                .contains("at most 5 MB per operator state")
+                .contains("'state.checkpoints.dir'")
+                .contains("setCheckpointStorage(...)");
+
+        Configuration withDir = new Configuration();
+        withDir.setString("state.checkpoints.dir", "file:///tmp/inlet-checkpoints");
+        assertThat(Pipeline.jobManagerCheckpointStorageWarning(StreamExecutionEnvironment.createLocalEnvironment(1, withDir)))
+                .isNull();
+
+        StreamExecutionEnvironment onEnv = env(true);
+        onEnv.getCheckpointConfig().setCheckpointStorage("file:///tmp/inlet-checkpoints");
+        assertThat(Pipeline.jobManagerCheckpointStorageWarning(onEnv)).isNull();
+
+        StreamExecutionEnvironment explicitlyInMemory = env(true);
+        explicitlyInMemory.getCheckpointConfig().setCheckpointStorage(new JobManagerCheckpointStorage());
+        assertThat(Pipeline.jobManagerCheckpointStorageWarning(explicitlyInMemory)).isNotNull();
     }
 
     @Test
