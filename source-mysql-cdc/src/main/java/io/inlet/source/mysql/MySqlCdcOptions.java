@@ -70,8 +70,13 @@ public final class MySqlCdcOptions {
                     .withDescription("Epoch milliseconds for 'timestamp'.");
 
     public static final ConfigOption<Integer> SCAN_INCREMENTAL_SNAPSHOT_CHUNK_SIZE =
-            ConfigOptions.key("scan.incremental.snapshot.chunk.size").intType().defaultValue(8096)
-                    .withDescription("Rows per snapshot chunk.");
+            ConfigOptions.key("scan.incremental.snapshot.chunk.size").intType().defaultValue(65536)
+                    .withDescription("Rows per snapshot chunk. Each chunk ends with a round of split bookkeeping (a"
+                            + " watermark query, a split handover, the reader's queue draining), which at the Flink SQL"
+                            + " connector's 8096 costs more than reading the rows; 65536 reads a 1M-row table about 1.5x"
+                            + " faster (see the README's benchmarks). A reader holds one chunk's rows in memory at a time"
+                            + " (roughly 30 MB at 65536 rows of ~200 bytes): lower it for very wide rows or small task"
+                            + " managers. Chunk size does not change what is delivered: a chunk is re-read whole after a failure.");
 
     public static final ConfigOption<Integer> SCAN_SNAPSHOT_FETCH_SIZE =
             ConfigOptions.key("scan.snapshot.fetch.size").intType().defaultValue(1024)
