@@ -8,6 +8,7 @@ import io.inlet.core.spi.SinkContext;
 import io.inlet.core.table.Column;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
+import io.inlet.sink.hudi.internal.HoodieRecordKryoSerializer;
 import io.inlet.sink.hudi.internal.HudiRowShaper;
 import io.inlet.sink.hudi.internal.HudiTables;
 
@@ -213,6 +214,8 @@ public final class HudiSink implements ChangeSink {
 
     @Override
     public void addSink(DataStream<ChangeEvent> stream, SinkContext context) {
+        // Hudi's writer sends its records between operators through Kryo; see the serializer for why.
+        HoodieRecordKryoSerializer.register(stream.getExecutionEnvironment().getConfig());
         Map<TableId, OutputTag<RowData>> tags = new LinkedHashMap<>();
         Map<TableId, RowType> sourceTypes = new HashMap<>();
         Map<TableId, Boolean> keepChangelog = new HashMap<>();
