@@ -79,7 +79,7 @@ class ComposedPipelinesITCase {
                         "UPDATE orders SET id = 44 WHERE id = 4");
                 awaitIcebergEqual(job, c, db, catalog, pipeline.sinkTables());
             } finally {
-                job.cancel().get();
+                Jobs.cancelAndAwait(job);
             }
         }
     }
@@ -112,7 +112,7 @@ class ComposedPipelinesITCase {
             DebeziumKafkaToHudiITCase.awaitEqual(job, c, db, lake, sink, pipeline.sinkTables());
             DebeziumKafkaToHudiITCase.awaitCompaction(job, lake.resolve(db).resolve("orders"));
         } finally {
-            job.cancel().get();
+            Jobs.cancelAndAwait(job);
         }
 
         // The tables Hudi wrote are checked before a new pipeline writes them again.

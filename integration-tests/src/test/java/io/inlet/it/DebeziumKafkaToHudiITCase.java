@@ -120,7 +120,7 @@ class DebeziumKafkaToHudiITCase {
                 assertThat(HudiReads.baseFiles(orders)).isNotEmpty();
                 assertThat(HudiReads.instants(orders, "rollback")).isEmpty();
             } finally {
-                job.cancel().get();
+                Jobs.cancelAndAwait(job);
             }
             assertThat(hudiErrors.text())
                     .doesNotContain("org.apache.hudi.sink.compact.CompactOperator ERROR")
@@ -173,12 +173,12 @@ class DebeziumKafkaToHudiITCase {
                     Jobs.assertRunning(job);
                     Thread.sleep(250); // polling the reader's progress; the assertion below decides
                 }
-                stream.getJobClient().get().cancel().get();
+                Jobs.cancelAndAwait(stream.getJobClient().get());
                 assertThat(seen).as("the streaming reader's rows").containsAll(expected).contains("+I 1 anna");
                 // and the snapshot view of the changelog table is the table itself
                 awaitEqual(job, c, db, lake, sink, pipeline.sinkTables());
             } finally {
-                job.cancel().get();
+                Jobs.cancelAndAwait(job);
             }
         }
     }
@@ -217,7 +217,7 @@ class DebeziumKafkaToHudiITCase {
                 awaitEqual(job, c, db, lake, sink, pipeline.sinkTables());
                 assertThat(failOnce.fired()).as("the injected failure happened").isTrue();
             } finally {
-                job.cancel().get();
+                Jobs.cancelAndAwait(job);
             }
         }
     }
