@@ -45,9 +45,14 @@ class MySqlToIcebergExactlyOnceITCase {
 
     private static Pipeline pipeline(MariaDbServer mysql, String db, Path warehouse, WriteMode mode,
             List<ChangeTransform> transforms, Configuration conf) {
+        return pipeline(mysql, db, warehouse, mode, transforms, conf, 300);
+    }
+
+    private static Pipeline pipeline(MariaDbServer mysql, String db, Path warehouse, WriteMode mode,
+            List<ChangeTransform> transforms, Configuration conf, long checkpointMs) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(2);
-        env.enableCheckpointing(300);
+        env.enableCheckpointing(checkpointMs);
         env.setRestartStrategy(RestartStrategies.fixedDelayRestart(3, 200));
         Pipeline.Builder b = Pipeline.builder()
                 .environment(env)
@@ -78,6 +83,16 @@ class MySqlToIcebergExactlyOnceITCase {
         mysql.execute(db, sql.toArray(new String[0]));
     }
 
+    private static void awaitNextCommit(JobClient job, HadoopCatalog catalog, TableIdentifier id) throws Exception {
+        long before = catalog.loadTable(id).currentSnapshot().snapshotId();
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (catalog.loadTable(id).currentSnapshot().snapshotId() == before) {
+            Jobs.assertRunning(job);
+            assertThat(System.nanoTime()).as("a commit to %s within 30 s", id).isLessThan(deadline);
+            Thread.sleep(20); // polling the table's metadata for the next commit
+        }
+    }
+
     @Test
     void aFailureInTheBinlogPhaseRestoresFromTheLastCheckpoint(MariaDbServer mysql, @TempDir Path warehouse) throws Exception {
         String db = mysql.createDatabase();
@@ -106,13 +121,19 @@ class MySqlToIcebergExactlyOnceITCase {
         ShopDatabase.load(mysql, db);
         try (HadoopCatalog catalog = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toUri().toString());
                 Connection c = mysql.connection(db)) {
-            JobClient first = pipeline(mysql, db, warehouse, WriteMode.AUTO, List.of(), new Configuration()).executeAsync();
+            // Checkpoints every 2 s, and the stop right after a commit: no periodic checkpoint is then
+            // in flight to be aborted by the stop. Iceberg 1.6.1 commits an aborted checkpoint's files
+            // with the next checkpoint's, where their equality deletes miss the rows of the aborted
+            // one (apache/iceberg#10431; README, Known limitations); at 300 ms this test hit that in
+            // about 1 run in 6, an old row left beside its update.
+            JobClient first = pipeline(mysql, db, warehouse, WriteMode.AUTO, List.of(), new Configuration(), 2000).executeAsync();
             String savepoint;
             try {
                 MySqlToIcebergITCase.awaitEqual(first, c, catalog, db);
                 churn(mysql, db, 0, 100);
                 MySqlToIcebergITCase.awaitEqual(first, c, catalog, db);
                 churn(mysql, db, 100, 200); // some of it may be in flight when the savepoint is taken
+                awaitNextCommit(first, catalog, TableIdentifier.of(db, "orders"));
                 savepoint = first.stopWithSavepoint(false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL).get();
             } catch (Exception e) {
                 first.cancel().get();
