@@ -253,7 +253,7 @@ public final class Bench {
             proc.destroyForcibly();
         }
         List<String> lines = Files.readAllLines(logFile, StandardCharsets.UTF_8);
-        Result r = lines.stream().filter(l -> l.startsWith(Result.PREFIX)).reduce((x, y) -> y).map(Result::parse).orElse(null);
+        Result r = Result.last(lines);
         if (r == null) {
             String tail = lines.subList(Math.max(0, lines.size() - 15), lines.size()).stream().collect(Collectors.joining("\n"));
             log("Trial " + name + " failed (exit " + (proc.isAlive() ? "timeout" : proc.exitValue()) + "):\n" + tail);

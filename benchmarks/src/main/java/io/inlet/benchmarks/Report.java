@@ -111,8 +111,7 @@ final class Report {
         List<Result> results = new ArrayList<>();
         for (java.nio.file.Path log : logs) {
             String name = log.getFileName().toString();
-            Result r = java.nio.file.Files.readAllLines(log).stream().filter(l -> l.startsWith(Result.PREFIX)).reduce((x, y) -> y)
-                    .map(Result::parse).orElse(null);
+            Result r = Result.last(java.nio.file.Files.readAllLines(log));
             if (r == null) {
                 results.add(new Result().put("scenario", name.split("-", 2)[1].replaceAll("-(inlet|sql|proxy)-p\\d\\.log$", ""))
                         .put("error", "see " + log));

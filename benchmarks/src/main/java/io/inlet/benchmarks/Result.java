@@ -43,6 +43,11 @@ final class Result {
         return sb.append('}').toString();
     }
 
+    /** The last result line of a trial's output, or null when the trial printed none (it failed). */
+    static Result last(java.util.List<String> lines) {
+        return lines.stream().filter(l -> l.startsWith(PREFIX)).reduce((x, y) -> y).map(Result::parse).orElse(null);
+    }
+
     static Result parse(String line) {
         Result r = new Result();
         Object parsed = MiniJson.parse(line.substring(line.indexOf(PREFIX) + PREFIX.length()));

@@ -551,9 +551,16 @@ public final class Trial {
                     + Long.parseLong(s.getOrDefault("added-position-deletes", "0"));
             total += weight[i];
         }
-        long between = total - weight[0];
         long span = snapshots.get(snapshots.size() - 1).timestampMillis() - snapshots.get(0).timestampMillis();
-        return span <= 0 || total == 0 ? null : rows * ((double) between / total) * 1000.0 / span;
+        return ratePastFirstCommit(weight[0], total, span);
+    }
+
+    /**
+     * Messages/s after the first commit: the messages of a bounded run spread over the commits by
+     * their weights (records, deletes), the first commit's share left out with its start-up.
+     */
+    private Double ratePastFirstCommit(long firstWeight, long totalWeight, long spanMs) {
+        return spanMs <= 0 || totalWeight == 0 ? null : rows * ((double) (totalWeight - firstWeight) / totalWeight) * 1000.0 / spanMs;
     }
 
     private Result kafkaHudi(String system, Result r) throws Exception {
@@ -578,9 +585,7 @@ public final class Trial {
             List<long[]> commits = hudiCommits(tablePath);
             if (commits.size() >= 3) {
                 long all = commits.stream().mapToLong(c -> c[1]).sum();
-                long between = all - commits.get(0)[1];
-                long span = commits.get(commits.size() - 1)[0] - commits.get(0)[0];
-                r.put("steadyRowsPerSec", span <= 0 || all == 0 ? null : rows * ((double) between / all) * 1000.0 / span);
+                r.put("steadyRowsPerSec", ratePastFirstCommit(commits.get(0)[1], all, commits.get(commits.size() - 1)[0] - commits.get(0)[0]));
             }
             r.put("peakHeapMb", m.peakHeapBytes() >> 20).put("gcMs", m.gcMs()).put("cpuMs", m.cpuMs());
         }

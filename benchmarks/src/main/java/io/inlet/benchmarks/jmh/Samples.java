@@ -10,14 +10,8 @@ import org.apache.avro.SchemaBuilder;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
-import org.apache.avro.io.BinaryEncoder;
-import org.apache.avro.io.EncoderFactory;
 import org.apache.flink.table.api.DataTypes;
 
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -93,34 +87,11 @@ public final class Samples {
                 continue;
             }
             GenericRecord env = new GenericData.Record(schema);
-            env.put("before", ch.before == null ? null : row(row, ch.before));
-            env.put("after", ch.after == null ? null : row(row, ch.after));
+            env.put("before", ch.before == null ? null : DebeziumOrders.record(row, ch.before));
+            env.put("after", ch.after == null ? null : DebeziumOrders.record(row, ch.after));
             env.put("op", ch.op);
-            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-            bytes.write(0);
-            bytes.write(id >>> 24);
-            bytes.write(id >>> 16);
-            bytes.write(id >>> 8);
-            bytes.write(id);
-            BinaryEncoder enc = EncoderFactory.get().directBinaryEncoder(bytes, null);
-            try {
-                writer.write(env, enc);
-                enc.flush();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            out.add(bytes.toByteArray());
+            out.add(DebeziumOrders.wire(id, writer, env));
         }
         return out;
-    }
-
-    private static GenericRecord row(Schema schema, DebeziumOrders.Order o) {
-        GenericRecord r = new GenericData.Record(schema);
-        r.put("id", o.id);
-        r.put("customer", o.customer);
-        r.put("amount", ByteBuffer.wrap(o.amount.setScale(2).unscaledValue().toByteArray()));
-        r.put("status", o.status);
-        r.put("updated_at", o.updatedAtMs);
-        return r;
     }
 }

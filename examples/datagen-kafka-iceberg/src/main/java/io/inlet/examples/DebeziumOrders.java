@@ -222,7 +222,8 @@ public final class DebeziumOrders implements Serializable {
         return new byte[][] {keyBytes, wire(valueSchemaId, valueWriter, envelope)};
     }
 
-    private static GenericRecord record(Schema schema, Order o) {
+    /** An order as an Avro record of a row schema with the orders columns (id, customer, amount, status, updated_at). */
+    public static GenericRecord record(Schema schema, Order o) {
         GenericRecord r = new GenericData.Record(schema);
         r.put("id", o.id);
         r.put("customer", o.customer);
@@ -233,7 +234,7 @@ public final class DebeziumOrders implements Serializable {
     }
 
     /** Magic byte 0, the 4-byte schema id, the Avro binary. */
-    private static byte[] wire(int schemaId, GenericDatumWriter<GenericRecord> writer, GenericRecord record) {
+    public static byte[] wire(int schemaId, GenericDatumWriter<GenericRecord> writer, GenericRecord record) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(64);
         out.write(0);
         out.write(schemaId >>> 24);

@@ -54,7 +54,6 @@ public final class DebeziumDecodeFunction extends ProcessFunction<KafkaRawRecord
 
     @Override
     public void processElement(KafkaRawRecord raw, Context ctx, Collector<ChangeEvent> out) throws Exception {
-        TableDescriptor table = decoder.table(raw.topic);
         try {
             if (decoder.decode(raw, out) == DebeziumRecordDecoder.Outcome.TOMBSTONE) {
                 tombstones.inc();
@@ -67,7 +66,7 @@ public final class DebeziumDecodeFunction extends ProcessFunction<KafkaRawRecord
                 return;
             }
             throw new IllegalArgumentException(
-                    "Cannot decode the Debezium record at " + raw.where() + " (table " + table.tableId() + "): " + reason
+                    "Cannot decode the Debezium record at " + raw.where() + " (table " + decoder.table(raw.topic).tableId() + "): " + reason
                             + ". Fix the producer, or set 'bad-record.action' = 'dead-letter' and 'dead-letter.topic' to set such"
                             + " records aside.",
                     e.getCause());
