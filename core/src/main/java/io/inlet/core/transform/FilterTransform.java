@@ -8,8 +8,9 @@ import io.inlet.core.spi.ChangeTransform;
 import io.inlet.core.spi.TransformContext;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.transform.internal.FilterExpression;
-import io.inlet.core.transform.internal.RowFilterFunction;
+import io.inlet.core.transform.internal.RowFilterOperator;
 import io.inlet.core.transform.internal.TableSelector;
+import io.inlet.core.transform.internal.ViewChanges;
 
 import org.apache.flink.streaming.api.datastream.DataStream;
 
@@ -19,8 +20,11 @@ import java.util.List;
 /**
  * Keeps the rows of the selected tables that meet a condition; other tables pass unchanged.
  *
- * <p>Each change is tested on its own row: an update whose old row passes and whose new row does not
- * reaches the sink as the {@code -U} alone, which removes the row there, as a filtered view should.
+ * <p>The sink sees what the filtered table would see. An update is judged by both of its rows: old
+ * row in and new row out becomes a {@code -D} of the old row (the row leaves the view), old out and
+ * new in a {@code +I} of the new row, both in the {@code -U}/{@code +U} pair, both out nothing. An
+ * update that changes the primary key is a delete of the old key and an insert of the new one, each
+ * judged on its row. Inserts and deletes are judged by their row.
  *
  * <pre>{@code
  * ChangeTransform shipped = FilterTransform.builder()
@@ -69,8 +73,10 @@ public final class FilterTransform implements ChangeTransform {
 
     @Override
     public DataStream<ChangeEvent> apply(DataStream<ChangeEvent> input, TransformContext context) {
-        return input.filter(new RowFilterFunction(selector, expression, context.inputTables()))
-                .name("Filter: " + condition)
+        return input.transform(
+                        "Filter: " + condition,
+                        context.outputTypeInfo(),
+                        new RowFilterOperator(new ViewChanges(selector, expression, context.inputTables())))
                 .uid(context.uid("filter"))
                 // Same parallelism as the input: chained, so each row's changes stay in order.
                 .setParallelism(input.getParallelism());

@@ -66,15 +66,16 @@ class BuiltInTransformsITCase {
                 .build()
                 .execute();
 
-        // Order 2 matched as shipped, then its update to 25.00/returned does not: only its -U passes,
-        // which removes it. Order 1 starts to match with its update. Customers pass unfiltered.
+        // Order 2 matched as shipped, then its update to 25.00/returned does not: the view sees the row
+        // go (-D). Order 1 starts to match with its update: the view sees it arrive (+I). Customers
+        // pass unfiltered.
         assertThat(sink.tableRows(ShopTables.ORDERS.tableId()))
                 .containsExactly("1, anna, 10.00, shipped, 2024-05-01T08:01");
         assertThat(sink.format(ShopTables.ORDERS.tableId()))
                 .containsExactlyInAnyOrder(
                         "+I(2, bob, 20.00, shipped, 2024-05-01T08:02)",
-                        "+U(1, anna, 10.00, shipped, 2024-05-01T08:01)",
-                        "-U(2, bob, 20.00, shipped, 2024-05-01T08:02)");
+                        "+I(1, anna, 10.00, shipped, 2024-05-01T08:01)",
+                        "-D(2, bob, 20.00, shipped, 2024-05-01T08:02)");
         assertThat(sink.tableRows(ShopTables.CUSTOMERS.tableId())).hasSize(2);
     }
 
