@@ -34,6 +34,16 @@ public final class CoreOptions {
                                     + " environment itself and checkpointing is off there. An environment"
                                     + " passed to the builder is never changed silently.");
 
+    public static final ConfigOption<String> UID =
+            ConfigOptions.key("uid")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "The prefix of the operator uids of a source, transform or sink, by which a restored"
+                                    + " job finds their state. Default: derived from its name and what it is (for a"
+                                    + " sink: where it writes), never from its place in the pipeline, so adding or"
+                                    + " reordering sinks and transforms keeps every other's state.");
+
     // ---------------------------------------------------------------- transforms
 
     public static final ConfigOption<String> SOURCE_TABLE =

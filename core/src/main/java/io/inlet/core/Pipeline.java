@@ -144,8 +144,11 @@ public final class Pipeline {
     public static final class Builder {
         private StreamExecutionEnvironment env;
         private ChangeSource source;
+        @Nullable private String sourceUid;
         private final List<ChangeTransform> transforms = new ArrayList<>();
+        private final List<String> transformUids = new ArrayList<>();
         private final List<ChangeSink> sinks = new ArrayList<>();
+        private final List<String> sinkUids = new ArrayList<>();
         private String jobName = CoreOptions.PIPELINE_NAME.defaultValue();
         private Duration checkpointInterval;
 
@@ -171,29 +174,86 @@ public final class Pipeline {
             return this;
         }
 
-        /** A source found by identifier, for example {@code mysql-cdc}, with its options. */
+        /**
+         * The source, with the prefix of its operator uids. Uids are how a restored job finds each
+         * operator's state: keep them when you change the job. The default, {@code
+         * inlet-source-<name>}, is stable already; set one to keep a job's state across a change of
+         * source name.
+         */
+        public Builder source(ChangeSource changeSource, String uid) {
+            source(changeSource);
+            this.sourceUid = checkUid(uid);
+            return this;
+        }
+
+        /**
+         * A source found by identifier, for example {@code mysql-cdc}, with its options; the option
+         * {@code uid} (see {@link CoreOptions#UID}) sets its uid prefix.
+         */
         public Builder source(String identifier, Map<String, String> options) {
-            return source(FactoryDiscovery.createSource(identifier, options));
+            Map<String, String> rest = new LinkedHashMap<>(options);
+            String uid = rest.remove(CoreOptions.UID.key());
+            ChangeSource created = FactoryDiscovery.createSource(identifier, rest);
+            return uid == null ? source(created) : source(created, uid);
         }
 
         public Builder transform(ChangeTransform transform) {
             transforms.add(Objects.requireNonNull(transform, "transform"));
+            transformUids.add(null);
             return this;
         }
 
-        /** A transform found by identifier ({@code filter}, {@code projection}, {@code route}, ...). */
+        /**
+         * A transform with the prefix of its operator uids. The default is derived from the
+         * transform's name and definition, never from its place in the list, so adding or
+         * reordering transforms leaves the others' uids as they were.
+         */
+        public Builder transform(ChangeTransform transform, String uid) {
+            transform(transform);
+            transformUids.set(transformUids.size() - 1, checkUid(uid));
+            return this;
+        }
+
+        /** A transform found by identifier ({@code filter}, {@code projection}, {@code route}, ...); option {@code uid} as for sources. */
         public Builder transform(String identifier, Map<String, String> options) {
-            return transform(FactoryDiscovery.createTransform(identifier, options));
+            Map<String, String> rest = new LinkedHashMap<>(options);
+            String uid = rest.remove(CoreOptions.UID.key());
+            ChangeTransform created = FactoryDiscovery.createTransform(identifier, rest);
+            return uid == null ? transform(created) : transform(created, uid);
         }
 
         public Builder sink(ChangeSink sink) {
             sinks.add(Objects.requireNonNull(sink, "sink"));
+            sinkUids.add(null);
             return this;
         }
 
-        /** A sink found by identifier, for example {@code iceberg}, with its options. */
+        /**
+         * A sink with the prefix of its operator uids. The default is derived from the sink's name and
+         * where it writes ({@link ChangeSink#uidSeed()}), never from its place in the list, so adding a
+         * sink or a transform leaves this sink's state (its committer's pending files) where a restored
+         * job finds it. Set one to keep a sink's state when you move it elsewhere, or to keep the
+         * uids of a job built by an earlier Inlet ({@code inlet-sink-1-iceberg} for its first sink).
+         */
+        public Builder sink(ChangeSink sink, String uid) {
+            sink(sink);
+            sinkUids.set(sinkUids.size() - 1, checkUid(uid));
+            return this;
+        }
+
+        /** A sink found by identifier, for example {@code iceberg}, with its options; option {@code uid} as for sources. */
         public Builder sink(String identifier, Map<String, String> options) {
-            return sink(FactoryDiscovery.createSink(identifier, options));
+            Map<String, String> rest = new LinkedHashMap<>(options);
+            String uid = rest.remove(CoreOptions.UID.key());
+            ChangeSink created = FactoryDiscovery.createSink(identifier, rest);
+            return uid == null ? sink(created) : sink(created, uid);
+        }
+
+        private static String checkUid(String uid) {
+            if (uid == null || uid.trim().isEmpty()) {
+                throw new InletValidationException("A uid must not be empty; use a short stable name such as 'lake-iceberg'.");
+            }
+            return uid.trim();
         }
 
         public Builder jobName(String name) {
@@ -252,6 +312,7 @@ public final class Pipeline {
             if (current != null) {
                 checkSinks(current, problems);
             }
+            checkUids(problems);
             if (!problems.isEmpty()) {
                 throw new InletValidationException(problems);
             }
@@ -355,6 +416,30 @@ public final class Pipeline {
             return Collections.unmodifiableList(new ArrayList<>(tables));
         }
 
+        private void checkUids(List<String> problems) {
+            Map<String, String> owner = new LinkedHashMap<>();
+            if (sourceUid != null) {
+                owner.put(sourceUid, "the source");
+            }
+            for (int i = 0; i < transforms.size(); i++) {
+                claim(owner, transformUids.get(i), "Transform #" + (i + 1) + " (" + transforms.get(i).name() + ")", problems);
+            }
+            for (int i = 0; i < sinks.size(); i++) {
+                claim(owner, sinkUids.get(i), "Sink #" + (i + 1) + " (" + sinks.get(i).name() + ")", problems);
+            }
+        }
+
+        private static void claim(Map<String, String> owner, @Nullable String uid, String who, List<String> problems) {
+            if (uid == null) {
+                return;
+            }
+            String other = owner.putIfAbsent(uid, who);
+            if (other != null) {
+                problems.add(other + " and " + who + " both have the uid '" + uid + "': a restored job could not tell their"
+                        + " state apart. Give each its own.");
+            }
+        }
+
         private void checkSinks(List<TableDescriptor> tables, List<String> problems) {
             Map<String, String> targetOwner = new LinkedHashMap<>();
             for (int i = 0; i < sinks.size(); i++) {
@@ -407,7 +492,10 @@ public final class Pipeline {
                 List<TableDescriptor> sourceTables,
                 List<List<TableDescriptor>> stages,
                 List<TableDescriptor> sinkTables) {
-            String sourcePrefix = "inlet-source-" + source.name();
+            String sourcePrefix = sourceUid != null ? sourceUid : "inlet-source-" + source.name();
+            List<String> transformPrefixes =
+                    prefixes("inlet-transform-", transforms, transformUids, ChangeTransform::name, Builder::definition);
+            List<String> sinkPrefixes = prefixes("inlet-sink-", sinks, sinkUids, ChangeSink::name, ChangeSink::uidSeed);
             ChangeEventTypeInfo sourceType = ChangeEventTypeInfo.of(sourceTables);
             DataStream<ChangeEvent> stream =
                     source.createStream(
@@ -440,7 +528,7 @@ public final class Pipeline {
                 List<TableDescriptor> in = stages.get(i);
                 List<TableDescriptor> out = i + 1 < stages.size() ? stages.get(i + 1) : sinkTables;
                 ChangeEventTypeInfo outType = ChangeEventTypeInfo.of(out);
-                String prefix = "inlet-transform-" + (i + 1) + "-" + t.name();
+                String prefix = transformPrefixes.get(i);
                 stream =
                         t.apply(
                                 stream,
@@ -470,7 +558,7 @@ public final class Pipeline {
 
             for (int i = 0; i < sinks.size(); i++) {
                 ChangeSink sink = sinks.get(i);
-                String prefix = "inlet-sink-" + (i + 1) + "-" + sink.name();
+                String prefix = sinkPrefixes.get(i);
                 boolean repeats = source.mayRepeatChanges();
                 sink.addSink(
                         stream,
@@ -490,6 +578,56 @@ public final class Pipeline {
                                 return repeats;
                             }
                         });
+            }
+        }
+
+        /**
+         * The uid prefix of each element: the user's, else {@code <kind><name>-<hash of its seed>}; a
+         * second element with the same default gets {@code -2}, and so on.
+         */
+        private static <T> List<String> prefixes(String kind, List<T> elements, List<String> given,
+                java.util.function.Function<T, String> name, java.util.function.Function<T, String> seed) {
+            List<String> out = new ArrayList<>();
+            Set<String> used = new HashSet<>();
+            for (int i = 0; i < elements.size(); i++) {
+                if (given.get(i) != null) {
+                    used.add(given.get(i));
+                }
+            }
+            for (int i = 0; i < elements.size(); i++) {
+                String uid = given.get(i);
+                if (uid == null) {
+                    String base = kind + name.apply(elements.get(i)) + "-" + shortHash(seed.apply(elements.get(i)));
+                    uid = base;
+                    for (int n = 2; used.contains(uid); n++) {
+                        uid = base + "-" + n;
+                    }
+                }
+                used.add(uid);
+                out.add(uid);
+            }
+            return out;
+        }
+
+        /** What a transform does, as its toString says; its class where toString is Object's (an identity hash). */
+        private static String definition(ChangeTransform t) {
+            try {
+                if (t.getClass().getMethod("toString").getDeclaringClass() == Object.class) {
+                    return t.getClass().getName();
+                }
+            } catch (NoSuchMethodException e) {
+                return t.getClass().getName();
+            }
+            return t.toString();
+        }
+
+        /** Eight hex digits of a SHA-256: stable across JVMs and versions, unlike String.hashCode. */
+        private static String shortHash(String text) {
+            try {
+                byte[] d = java.security.MessageDigest.getInstance("SHA-256").digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                return String.format("%02x%02x%02x%02x", d[0], d[1], d[2], d[3]);
+            } catch (java.security.NoSuchAlgorithmException e) {
+                throw new IllegalStateException(e);
             }
         }
 

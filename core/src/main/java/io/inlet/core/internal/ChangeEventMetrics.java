@@ -18,8 +18,11 @@ import java.util.Map;
  * Counts the events the source emits per table and kind, and tracks the last source timestamp, in
  * Flink's metric groups: {@code <operator>.inlet.table.<database.table>.numRecordsInsert} (and
  * {@code ...UpdateBefore}, {@code ...UpdateAfter}, {@code ...Delete}), {@code lastSourceTimestamp}
- * (epoch ms) and {@code currentEmitEventTimeLag} (ms from the change in the source to the pipeline
- * seeing it, the lag to alert on). Chained to the source, it passes events on unchanged.
+ * (epoch ms), {@code changeLagMs} (ms from the change in the source to the pipeline seeing it, the
+ * lag to alert on) and {@code changeIdleMs} (ms since the table's last change reached the pipeline,
+ * -1 before the first). The names are Inlet's own: Flink's sources register {@code
+ * currentEmitEventTimeLag} and {@code sourceIdleTime} per operator, and a second metric of one name in
+ * a reporter's scope is dropped. Chained to the source, it passes events on unchanged.
  */
 @Internal
 public final class ChangeEventMetrics extends RichMapFunction<ChangeEvent, ChangeEvent> {
@@ -55,9 +58,11 @@ public final class ChangeEventMetrics extends RichMapFunction<ChangeEvent, Chang
             tables.put(event.tableId(), m);
         }
         m.counters[event.kind().ordinal()].inc();
+        long now = System.currentTimeMillis();
+        m.lastSeen = now;
         if (event.hasSourceTimestamp()) {
             m.lastSourceTimestamp = event.sourceTimestamp();
-            m.lag = System.currentTimeMillis() - event.sourceTimestamp();
+            m.lag = now - event.sourceTimestamp();
         }
         return event;
     }
@@ -66,13 +71,15 @@ public final class ChangeEventMetrics extends RichMapFunction<ChangeEvent, Chang
         final Counter[] counters = new Counter[COUNTER_NAMES.length];
         volatile long lastSourceTimestamp = -1L;
         volatile long lag = -1L;
+        volatile long lastSeen = -1L;
 
         TableMetrics(MetricGroup g) {
             for (int i = 0; i < counters.length; i++) {
                 counters[i] = g.counter(COUNTER_NAMES[i]);
             }
             g.gauge("lastSourceTimestamp", (Gauge<Long>) () -> lastSourceTimestamp);
-            g.gauge("currentEmitEventTimeLag", (Gauge<Long>) () -> lag);
+            g.gauge("changeLagMs", (Gauge<Long>) () -> lag);
+            g.gauge("changeIdleMs", (Gauge<Long>) () -> lastSeen < 0 ? -1L : System.currentTimeMillis() - lastSeen);
         }
     }
 }

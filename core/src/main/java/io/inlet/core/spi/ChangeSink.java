@@ -40,6 +40,17 @@ public interface ChangeSink {
     List<String> targetTables(List<TableDescriptor> tables);
 
     /**
+     * A stable text that tells this sink apart from the other sinks of its kind in one job: where it
+     * writes (a catalog and warehouse, a base path), not how. The pipeline derives the sink's default
+     * operator uids from it, so that a restored job finds its sinks' state (a committer's pending
+     * files, a writer's key index) however the user reordered or added sinks and transforms. Change
+     * it and the sink's state is left behind; the default is the sink's name.
+     */
+    default String uidSeed() {
+        return name();
+    }
+
+    /**
      * Sink-specific checks of the tables it gets.
      *
      * @throws io.inlet.core.InletValidationException naming the table, the option and the fix

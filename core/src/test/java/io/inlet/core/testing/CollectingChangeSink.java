@@ -64,7 +64,8 @@ public final class CollectingChangeSink implements ChangeSink {
         this.id = b.id;
         this.name = b.name;
         this.upsert = b.upsert;
-        this.target = b.target;
+        // The sink's identity: where it collects to, by default its id (stable across the jobs of a test).
+        this.target = b.target != null ? b.target : "memory-" + b.id;
         this.failOnceAfter = b.failOnceAfter;
         this.requiresCheckpointing = b.requiresCheckpointing;
         RESULTS.computeIfAbsent(id, k -> new Results());
@@ -96,6 +97,11 @@ public final class CollectingChangeSink implements ChangeSink {
     @Override
     public boolean requiresPrimaryKey() {
         return upsert;
+    }
+
+    @Override
+    public String uidSeed() {
+        return target;
     }
 
     @Override
@@ -170,7 +176,7 @@ public final class CollectingChangeSink implements ChangeSink {
         private String id = UUID.randomUUID().toString();
         private String name = "collect";
         private boolean upsert;
-        private String target = "memory-" + id;
+        private String target;
         private int failOnceAfter = -1;
         private boolean requiresCheckpointing = true;
 

@@ -36,6 +36,9 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
     private static final int KIND_MASK = 0x03;
     private static final int HAS_TIMESTAMP = 0x04;
     private static final int POSITION_SHIFT = 3;
+    private static final int POSITION_MASK = 0x03;
+    /** A Kafka position whose order is not its offset (the record's own, e.g. Debezium's binlog position). */
+    private static final int HAS_ORDER = 0x20;
     private static final SourcePosition.Kind[] POSITION_KINDS = SourcePosition.Kind.values();
     private static final RowKind[] ROW_KINDS = RowKind.values();
 
@@ -149,10 +152,13 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
     public void serialize(ChangeEvent event, DataOutputView out) throws IOException {
         int index = indexOf(event.tableId(), event.schemaVersion());
         SourcePosition position = event.position();
+        boolean explicitOrder =
+                position.kind() == SourcePosition.Kind.KAFKA && position.order() != position.offset() + 1;
         int header =
                 event.kind().toByteValue()
                         | (event.hasSourceTimestamp() ? HAS_TIMESTAMP : 0)
-                        | (position.kind().ordinal() << POSITION_SHIFT);
+                        | (position.kind().ordinal() << POSITION_SHIFT)
+                        | (explicitOrder ? HAS_ORDER : 0);
         out.writeByte(header);
         VarInts.write(index, out);
         if (event.hasSourceTimestamp()) {
@@ -161,12 +167,16 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
         switch (position.kind()) {
             case BINLOG:
             case KAFKA:
+            case SNAPSHOT:
                 out.writeUTF(position.fileOrTopic());
                 out.writeLong(position.offset());
                 out.writeInt(position.rowOrPartition());
                 break;
             default:
                 break;
+        }
+        if (explicitOrder) {
+            out.writeLong(position.order());
         }
         try {
             codecs[index].write(event.row(), out);
@@ -199,7 +209,8 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
         }
         long ts = (header & HAS_TIMESTAMP) != 0 ? in.readLong() : ChangeEvent.UNKNOWN_TIMESTAMP;
         SourcePosition position;
-        switch (POSITION_KINDS[header >>> POSITION_SHIFT]) {
+        // The format of earlier versions is this one without SNAPSHOT positions and HAS_ORDER: it reads as is.
+        switch (POSITION_KINDS[(header >>> POSITION_SHIFT) & POSITION_MASK]) {
             case BINLOG:
                 {
                     String file = in.readUTF();
@@ -211,7 +222,18 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
                 {
                     String topic = in.readUTF();
                     long offset = in.readLong();
-                    position = SourcePosition.kafka(topic, in.readInt(), offset);
+                    int partition = in.readInt();
+                    position = (header & HAS_ORDER) != 0
+                            ? SourcePosition.kafka(topic, partition, offset, in.readLong())
+                            : SourcePosition.kafka(topic, partition, offset);
+                    break;
+                }
+            case SNAPSHOT:
+                {
+                    String file = in.readUTF();
+                    long offset = in.readLong();
+                    int row = in.readInt();
+                    position = row < 0 ? SourcePosition.snapshot(file, offset) : SourcePosition.snapshot(file, offset, row);
                     break;
                 }
             default:

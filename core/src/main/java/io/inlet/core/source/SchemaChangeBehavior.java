@@ -1,0 +1,58 @@
+package io.inlet.core.source;
+
+import io.inlet.annotation.PublicEvolving;
+import io.inlet.core.InletValidationException;
+
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/**
+ * What a source does when a captured table's schema changes while the job runs (option {@code
+ * schema-change.behavior}). Inlet fixes every table's row type when the job is built, so a change
+ * it cannot follow must never reach the lake as NULLs written over existing values, shifted columns
+ * or truncated numbers.
+ */
+@PublicEvolving
+public enum SchemaChangeBehavior {
+    /**
+     * Stop the job once, before any row of the new shape is written, with a message that names the
+     * table, the column and the change (the default). No restart loop: restarting would meet the same
+     * change again.
+     */
+    FAIL("fail"),
+    /**
+     * Leave added nullable columns out and go on (said once in the log, counted in {@code
+     * numSchemaChangesIgnored}); stop on every other change, as {@link #FAIL} does.
+     */
+    IGNORE_ADDED_COLUMNS("ignore-added-columns");
+
+    /** The option key both sources use. */
+    public static final String OPTION = "schema-change.behavior";
+
+    private final String key;
+
+    SchemaChangeBehavior(String key) {
+        this.key = key;
+    }
+
+    public String key() {
+        return key;
+    }
+
+    /** @throws InletValidationException naming the option and its values */
+    public static SchemaChangeBehavior of(String value) {
+        for (SchemaChangeBehavior b : values()) {
+            if (b.key.equalsIgnoreCase(value.trim())) {
+                return b;
+            }
+        }
+        throw new InletValidationException("'" + OPTION + "' = '" + value + "' is unknown; use one of "
+                + Arrays.stream(values()).map(SchemaChangeBehavior::key).collect(Collectors.joining(", ")) + ".");
+    }
+
+    @Override
+    public String toString() {
+        return key.toLowerCase(Locale.ROOT);
+    }
+}
