@@ -106,6 +106,53 @@ public final class MySqlCdcOptions {
             ConfigOptions.key("treat-tinyint1-as-boolean.enabled").booleanType().defaultValue(true)
                     .withDescription("Map TINYINT(1) (and BOOLEAN) to BOOLEAN. A value other than 0 or 1 then fails the job; turn this off to map them to TINYINT.");
 
+    public static final ConfigOption<String> SCHEMA_CHANGE_BEHAVIOR =
+            ConfigOptions.key("schema-change.behavior").stringType().defaultValue("fail")
+                    .withDescription("What a schema change of a captured table in the binlog (a DDL: column added, dropped,"
+                            + " renamed or retyped) does: 'fail' stops the job once, before any row of the new shape is written,"
+                            + " naming table, column and change; 'ignore-added-columns' leaves added nullable columns out (logged"
+                            + " once, counted in numSchemaChangesIgnored) and stops on every other change.");
+
+    public static final ConfigOption<String> TIME_PRECISION_MODE =
+            ConfigOptions.key("time.precision.mode").stringType().defaultValue("time")
+                    .withDescription("How TIME columns are typed: 'time' (Flink TIME; a value outside one day or with"
+                            + " microseconds is a bad record), 'microseconds' (BIGINT, signed microseconds: every value, exact) or"
+                            + " 'string' (MySQL's text form, e.g. '-838:59:59.999999').");
+
+    public static final ConfigOption<String> BAD_RECORD_ACTION =
+            ConfigOptions.key("bad-record.action").stringType().defaultValue("fail")
+                    .withDescription("What a row whose value cannot be converted does: 'fail' stops the job once, naming"
+                            + " table, position, column and value (no restart loop); 'dead-letter' writes it as a JSON line to"
+                            + " 'dead-letter.path' and goes on. Counted in numBadRecords.");
+
+    public static final ConfigOption<String> DEAD_LETTER_PATH =
+            ConfigOptions.key("dead-letter.path").stringType().noDefaultValue()
+                    .withDescription("The directory (any Flink file system: file://, s3://, hdfs://) that receives bad rows as"
+                            + " JSON lines (table, kind, position, reason, the raw row images), exactly once: a file appears when"
+                            + " the checkpoint that wrote it completes.");
+
+    public static final ConfigOption<Boolean> SCAN_NEWLY_ADDED_TABLE_ENABLED =
+            ConfigOptions.key("scan.newly-added-table.enabled").booleanType().defaultValue(false)
+                    .withDescription("When a job restored from a savepoint captures tables its savepoint does not know (the"
+                            + " table pattern now matches more), snapshot them, then read their changes. Without it they get"
+                            + " only changes from the restore on. Needs 'scan.startup.mode' = 'initial'.");
+
+    public static final ConfigOption<String> SSL_MODE =
+            ConfigOptions.key("ssl.mode").stringType().defaultValue("preferred")
+                    .withDescription("TLS for every connection to the server (preflight, schema reads, snapshot chunks, the"
+                            + " binlog client): disabled, preferred (TLS when offered, unverified), required (TLS or no"
+                            + " connection), verify-ca (the certificate checked against 'ssl.truststore') or verify-identity (and"
+                            + " the host name). With required and above the password never travels unencrypted.");
+
+    public static final ConfigOption<String> SSL_TRUSTSTORE =
+            ConfigOptions.key("ssl.truststore").stringType().noDefaultValue()
+                    .withDescription("A trust store file (PKCS12 or JKS) with the CA that signed the server's certificate, for"
+                            + " verify-ca and verify-identity.");
+
+    public static final ConfigOption<String> SSL_TRUSTSTORE_PASSWORD =
+            ConfigOptions.key("ssl.truststore.password").stringType().noDefaultValue()
+                    .withDescription("The trust store's password; never logged.");
+
     /** Prefix of JDBC properties passed to the connections, e.g. 'jdbc.properties.useSSL'. */
     public static final String JDBC_PROPERTIES_PREFIX = "jdbc.properties.";
 

@@ -3,12 +3,18 @@ package io.inlet.source.mysql;
 import io.inlet.annotation.PublicEvolving;
 import io.inlet.core.InletValidationException;
 import io.inlet.core.event.ChangeEvent;
+import io.inlet.core.event.ChangeEventTypeInfo;
+import io.inlet.core.source.BadRecordAction;
+import io.inlet.core.source.SchemaChangeBehavior;
+import io.inlet.core.source.TimePrecisionMode;
 import io.inlet.core.spi.ChangeSource;
 import io.inlet.core.spi.SourceContext;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.source.mysql.internal.ChangeEventDeserializer;
 import io.inlet.source.mysql.internal.MySqlInspector;
 import io.inlet.source.mysql.internal.Regexes;
+import io.inlet.source.mysql.internal.SideChannel;
+import io.inlet.source.mysql.internal.WatchedMySqlSource;
 
 import com.ververica.cdc.connectors.mysql.source.MySqlSource;
 import com.ververica.cdc.connectors.mysql.source.MySqlSourceBuilder;
@@ -16,7 +22,9 @@ import com.ververica.cdc.connectors.mysql.table.StartupOptions;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSource;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.OutputTag;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,7 +32,6 @@ import org.slf4j.LoggerFactory;
 import javax.annotation.Nullable;
 
 import java.time.Duration;
-import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -116,6 +123,14 @@ public final class MySqlCdcSource implements ChangeSource {
     private final boolean tinyInt1IsBoolean;
     private final Properties jdbcProperties;
     private final Properties debeziumProperties;
+    private final SchemaChangeBehavior schemaChangeBehavior;
+    private final TimePrecisionMode timePrecisionMode;
+    private final BadRecordAction badRecordAction;
+    @Nullable private final String deadLetterPath;
+    private final boolean scanNewlyAddedTables;
+    private final SslMode sslMode;
+    @Nullable private final String sslTrustStore;
+    @Nullable private final String sslTrustStorePassword;
 
     private transient MySqlInspector.Result inspected;
 
@@ -143,6 +158,43 @@ public final class MySqlCdcSource implements ChangeSource {
         this.tinyInt1IsBoolean = b.tinyInt1IsBoolean;
         this.jdbcProperties = b.jdbcProperties;
         this.debeziumProperties = b.debeziumProperties;
+        this.schemaChangeBehavior = b.schemaChangeBehavior;
+        this.timePrecisionMode = b.timePrecisionMode;
+        this.badRecordAction = b.badRecordAction;
+        this.deadLetterPath = b.deadLetterPath;
+        this.scanNewlyAddedTables = b.scanNewlyAddedTables;
+        this.sslMode = b.sslMode;
+        this.sslTrustStore = b.sslTrustStore;
+        this.sslTrustStorePassword = b.sslTrustStorePassword;
+    }
+
+    /**
+     * The JDBC properties of every JDBC connection (preflight, schema reads, the snapshot's pool and
+     * readers): the user's, and TLS as 'ssl.mode' says. Connector/J's sslMode wins over useSSL.
+     */
+    private Properties jdbcConnectionProperties() {
+        Properties p = new Properties();
+        p.putAll(jdbcProperties);
+        p.setProperty("sslMode", sslMode.jdbcValue());
+        // Connector/J 8.0 offers MariaDB (which it sees as MySQL 5.5.5) only TLS 1.0 and 1.1, which JDK 11+
+        // disable: the handshake would fail with "No appropriate protocol".
+        p.putIfAbsent("enabledTLSProtocols", "TLSv1.2,TLSv1.3");
+        if (sslMode.encrypts()) {
+            p.remove("allowPublicKeyRetrieval"); // not needed, and unsafe, where the connection is encrypted
+        }
+        if (sslTrustStore != null) {
+            p.setProperty("trustCertificateKeyStoreUrl", java.nio.file.Path.of(sslTrustStore).toUri().toString());
+            p.setProperty("trustCertificateKeyStoreType", storeType(sslTrustStore));
+            if (sslTrustStorePassword != null) {
+                p.setProperty("trustCertificateKeyStorePassword", sslTrustStorePassword);
+            }
+        }
+        return p;
+    }
+
+    private static String storeType(String path) {
+        String lower = path.toLowerCase(java.util.Locale.ROOT);
+        return lower.endsWith(".jks") ? "JKS" : "PKCS12";
     }
 
     public static Builder builder() {
@@ -157,8 +209,13 @@ public final class MySqlCdcSource implements ChangeSource {
     @Override
     public List<TableDescriptor> discoverTables() {
         MySqlInspector inspector =
-                new MySqlInspector(hostname, port, username, password, jdbcProperties, (int) connectTimeout.toMillis());
-        inspected = inspector.inspect(databases, tables, excludeColumns, tinyInt1IsBoolean, serverTimeZone);
+                new MySqlInspector(hostname, port, username, password, jdbcConnectionProperties(), (int) connectTimeout.toMillis(), sslMode);
+        inspected = inspector.inspect(databases, tables, excludeColumns, tinyInt1IsBoolean, serverTimeZone, timePrecisionMode);
+        if (sslMode == SslMode.VERIFY_IDENTITY) {
+            LOG.warn("mysql-cdc at {}:{}: 'ssl.mode' = 'verify-identity' checks the server's name on the JDBC connections; the"
+                    + " binlog client of Flink CDC 2.4.2 checks it against 'localhost', so that connection verifies the"
+                    + " certificate's CA only.", hostname, port);
+        }
         LOG.info(
                 "mysql-cdc at {}:{} captures {} table(s): {} (server time zone {})",
                 hostname, port, inspected.tables.size(),
@@ -169,9 +226,15 @@ public final class MySqlCdcSource implements ChangeSource {
 
     @Override
     public DataStream<ChangeEvent> createStream(StreamExecutionEnvironment env, SourceContext context) {
+        if (inspected == null) {
+            throw new IllegalStateException("createStream before discoverTables: the pipeline discovers the tables first.");
+        }
         int p = parallelism != null ? parallelism : env.getParallelism();
-        ZoneId zone = inspected != null ? inspected.serverZone : ZoneId.of(serverTimeZone == null ? "UTC" : serverTimeZone);
         List<TableDescriptor> captured = context.tables();
+        ChangeEventTypeInfo ownType = SideChannel.typeWith(captured);
+        ChangeEventDeserializer.Settings settings = new ChangeEventDeserializer.Settings(
+                excludeColumns, inspected.binlogFile, inspected.binlogPosition, schemaChangeBehavior, badRecordAction,
+                timePrecisionMode, inspected.timePrecisions, tinyInt1IsBoolean);
         MySqlSourceBuilder<ChangeEvent> b =
                 MySqlSource.<ChangeEvent>builder()
                         .hostname(hostname)
@@ -183,7 +246,7 @@ public final class MySqlCdcSource implements ChangeSource {
                         .databaseList(captured.stream().map(t -> Regexes.literal(t.tableId().database())).distinct().toArray(String[]::new))
                         .tableList(captured.stream().map(t -> Regexes.literal(t.tableId().database()) + "\\." + Regexes.literal(t.tableId().table())).toArray(String[]::new))
                         .serverId(serverIdRange(p))
-                        .serverTimeZone(zone.getId())
+                        .serverTimeZone(inspected.serverZone.getId())
                         .startupOptions(startupOptions())
                         .splitSize(chunkSize)
                         .fetchSize(fetchSize)
@@ -191,13 +254,26 @@ public final class MySqlCdcSource implements ChangeSource {
                         .connectTimeout(connectTimeout)
                         .connectMaxRetries(connectMaxRetries)
                         .connectionPoolSize(connectionPoolSize)
-                        .jdbcProperties(jdbcProperties)
+                        // DDL records reach the deserializer, which stops the job on a change it cannot follow.
+                        .includeSchemaChanges(true)
+                        .scanNewlyAddedTableEnabled(scanNewlyAddedTables)
+                        .jdbcProperties(jdbcConnectionProperties())
                         .debeziumProperties(debeziumProperties())
-                        .deserializer(new ChangeEventDeserializer(captured, context.typeInfo(), excludeColumns));
-        DataStreamSource<ChangeEvent> stream =
-                env.fromSource(b.build(), WatermarkStrategy.noWatermarks(), "MySQL CDC " + hostname + ":" + port, context.typeInfo());
-        stream.setParallelism(p).uid(context.uid("reader"));
-        return stream;
+                        .deserializer(new ChangeEventDeserializer(captured, ownType, settings));
+        DataStreamSource<ChangeEvent> raw =
+                env.fromSource(new WatchedMySqlSource(b.build(), hostname + ":" + port), WatermarkStrategy.noWatermarks(),
+                        "MySQL CDC " + hostname + ":" + port, ownType);
+        raw.setParallelism(p).uid(context.uid("reader"));
+        OutputTag<String> deadLetters = badRecordAction == BadRecordAction.DEAD_LETTER ? SideChannel.deadLetterTag() : null;
+        SingleOutputStreamOperator<ChangeEvent> events =
+                raw.process(new SideChannel.Splitter(deadLetters), context.typeInfo())
+                        .name("MySQL CDC: bad records and schema notices")
+                        .uid(context.uid("side-channel"))
+                        .setParallelism(p);
+        if (deadLetters != null) {
+            SideChannel.writeDeadLetters(events.getSideOutput(deadLetters), deadLetterPath, context.uid("dead-letters"));
+        }
+        return events;
     }
 
     private Properties debeziumProperties() {
@@ -205,7 +281,21 @@ public final class MySqlCdcSource implements ChangeSource {
         // Debezium's queue polling waits up to poll.interval.ms (500 ms) whenever a snapshot chunk
         // ends; 50 ms keeps the reader busy (see the benchmarks) and changes nothing else.
         props.setProperty("poll.interval.ms", "50");
+        // A connection that goes quiet (a server gone without closing it) is noticed and reopened after
+        // this long; Debezium's default is a minute, and its heartbeat (0.8 of it) keeps a live one busy.
+        props.setProperty("connect.keep.alive.interval.ms", "10000");
         props.putAll(debeziumProperties);
+        // The binlog client (and Debezium's own JDBC connection) encrypt as 'ssl.mode' says. Flink CDC 2.4.2's
+        // binlog client checks the certificate against the name 'localhost', not the host it connects to, so
+        // with verify-identity it verifies the CA only (the JDBC connections check the host's name too).
+        props.setProperty("database.ssl.mode",
+                (sslMode == SslMode.VERIFY_IDENTITY ? SslMode.VERIFY_CA : sslMode).debeziumValue());
+        if (sslTrustStore != null) {
+            props.setProperty("database.ssl.truststore", sslTrustStore);
+            if (sslTrustStorePassword != null) {
+                props.setProperty("database.ssl.truststore.password", sslTrustStorePassword);
+            }
+        }
         return props;
     }
 
@@ -278,8 +368,29 @@ public final class MySqlCdcSource implements ChangeSource {
         private boolean tinyInt1IsBoolean = MySqlCdcOptions.TREAT_TINYINT1_AS_BOOLEAN.defaultValue();
         private final Properties jdbcProperties = new Properties();
         private final Properties debeziumProperties = new Properties();
+        private SchemaChangeBehavior schemaChangeBehavior = SchemaChangeBehavior.FAIL;
+        private TimePrecisionMode timePrecisionMode = TimePrecisionMode.TIME;
+        private BadRecordAction badRecordAction = BadRecordAction.FAIL;
+        @Nullable private String deadLetterPath;
+        private boolean scanNewlyAddedTables = MySqlCdcOptions.SCAN_NEWLY_ADDED_TABLE_ENABLED.defaultValue();
+        private SslMode sslMode = SslMode.of(MySqlCdcOptions.SSL_MODE.defaultValue());
+        @Nullable private String sslTrustStore;
+        @Nullable private String sslTrustStorePassword;
 
         private Builder() {}
+
+        /** TLS for every connection to the server; see {@link SslMode}. */
+        public Builder sslMode(SslMode mode) {
+            this.sslMode = Objects.requireNonNull(mode);
+            return this;
+        }
+
+        /** The trust store (PKCS12 or JKS file) that holds the CA of the server's certificate, for verify modes. */
+        public Builder sslTrustStore(String path, @Nullable String storePassword) {
+            this.sslTrustStore = path;
+            this.sslTrustStorePassword = storePassword;
+            return this;
+        }
 
         public Builder hostname(String value) {
             this.hostname = value;
@@ -408,6 +519,37 @@ public final class MySqlCdcSource implements ChangeSource {
             return this;
         }
 
+        /** What a schema change of a captured table does; see {@link SchemaChangeBehavior}. */
+        public Builder schemaChangeBehavior(SchemaChangeBehavior behavior) {
+            this.schemaChangeBehavior = Objects.requireNonNull(behavior);
+            return this;
+        }
+
+        /** How TIME columns are typed; see {@link TimePrecisionMode}. */
+        public Builder timePrecisionMode(TimePrecisionMode mode) {
+            this.timePrecisionMode = Objects.requireNonNull(mode);
+            return this;
+        }
+
+        /** What a row that cannot be converted does; see {@link BadRecordAction}. */
+        public Builder badRecordAction(BadRecordAction action) {
+            this.badRecordAction = Objects.requireNonNull(action);
+            return this;
+        }
+
+        /** Sets bad rows aside as JSON lines in this directory (and the bad-record action to dead-letter). */
+        public Builder deadLetterPath(String directory) {
+            this.deadLetterPath = directory;
+            this.badRecordAction = BadRecordAction.DEAD_LETTER;
+            return this;
+        }
+
+        /** Snapshot tables a restored job captures that its savepoint does not know ({@code scan.newly-added-table.enabled}). */
+        public Builder scanNewlyAddedTables(boolean enabled) {
+            this.scanNewlyAddedTables = enabled;
+            return this;
+        }
+
         public Builder jdbcProperty(String key, String value) {
             jdbcProperties.setProperty(key, value);
             return this;
@@ -447,6 +589,34 @@ public final class MySqlCdcSource implements ChangeSource {
             }
             if (parallelism != null && parallelism < 1) {
                 problems.add("'scan.parallelism' must be positive, was " + parallelism + ".");
+            }
+            if (badRecordAction == BadRecordAction.DEAD_LETTER && (deadLetterPath == null || deadLetterPath.trim().isEmpty())) {
+                problems.add("'bad-record.action' = 'dead-letter' needs 'dead-letter.path', the directory for the bad rows"
+                        + " (e.g. file:///var/inlet/dead-letters or s3://bucket/dead-letters).");
+            }
+            if (scanNewlyAddedTables && startupMode != StartupMode.INITIAL) {
+                problems.add("'scan.newly-added-table.enabled' needs 'scan.startup.mode' = 'initial' (a new table gets a"
+                        + " snapshot first); it is '" + startupMode.key() + "'.");
+            }
+            if (sslMode.verifies() && sslTrustStore == null) {
+                problems.add("'ssl.mode' = '" + sslMode.debeziumValue().replace('_', '-') + "' checks the server's certificate"
+                        + " and needs 'ssl.truststore', a PKCS12 or JKS file with the CA that signed it.");
+            }
+            if (sslTrustStore != null && !java.nio.file.Files.isReadable(java.nio.file.Path.of(sslTrustStore))) {
+                problems.add("'ssl.truststore' = '" + sslTrustStore + "' is no readable file.");
+            }
+            for (String key : new String[] {"useSSL", "sslMode", "requireSSL", "verifyServerCertificate",
+                    "trustCertificateKeyStoreUrl"}) {
+                if (jdbcProperties.containsKey(key)) {
+                    problems.add("Set TLS with 'ssl.mode' (and 'ssl.truststore'), not 'jdbc.properties." + key + "': one setting"
+                            + " covers every connection, the binlog client's included.");
+                }
+            }
+            for (String key : new String[] {"database.ssl.mode", "database.ssl.truststore"}) {
+                if (debeziumProperties.containsKey(key)) {
+                    problems.add("Set TLS with 'ssl.mode' (and 'ssl.truststore'), not 'debezium." + key + "': one setting"
+                            + " covers every connection, the JDBC ones included.");
+                }
             }
             for (String key : new String[] {"database.password", "database.user", "database.hostname"}) {
                 if (debeziumProperties.containsKey(key)) {

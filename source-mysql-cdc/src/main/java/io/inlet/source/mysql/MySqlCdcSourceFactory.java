@@ -1,6 +1,9 @@
 package io.inlet.source.mysql;
 
 import io.inlet.annotation.PublicEvolving;
+import io.inlet.core.source.BadRecordAction;
+import io.inlet.core.source.SchemaChangeBehavior;
+import io.inlet.core.source.TimePrecisionMode;
 import io.inlet.core.spi.ChangeSource;
 import io.inlet.core.spi.ChangeSourceFactory;
 
@@ -34,7 +37,9 @@ public final class MySqlCdcSourceFactory implements ChangeSourceFactory {
                 PORT, TABLE_NAME, EXCLUDE_COLUMNS, SERVER_TIME_ZONE, SERVER_ID, SCAN_STARTUP_MODE,
                 SCAN_STARTUP_SPECIFIC_OFFSET_FILE, SCAN_STARTUP_SPECIFIC_OFFSET_POS, SCAN_STARTUP_TIMESTAMP_MILLIS,
                 SCAN_INCREMENTAL_SNAPSHOT_CHUNK_SIZE, SCAN_SNAPSHOT_FETCH_SIZE, SCAN_PARALLELISM, HEARTBEAT_INTERVAL,
-                CONNECT_TIMEOUT, CONNECT_MAX_RETRIES, CONNECTION_POOL_SIZE, TREAT_TINYINT1_AS_BOOLEAN);
+                CONNECT_TIMEOUT, CONNECT_MAX_RETRIES, CONNECTION_POOL_SIZE, TREAT_TINYINT1_AS_BOOLEAN, SCHEMA_CHANGE_BEHAVIOR,
+                TIME_PRECISION_MODE, BAD_RECORD_ACTION, DEAD_LETTER_PATH, SCAN_NEWLY_ADDED_TABLE_ENABLED, SSL_MODE, SSL_TRUSTSTORE,
+                SSL_TRUSTSTORE_PASSWORD);
     }
 
     @Override
@@ -59,7 +64,14 @@ public final class MySqlCdcSourceFactory implements ChangeSourceFactory {
                 .connectTimeout(o.get(CONNECT_TIMEOUT))
                 .connectMaxRetries(o.get(CONNECT_MAX_RETRIES))
                 .connectionPoolSize(o.get(CONNECTION_POOL_SIZE))
-                .treatTinyInt1AsBoolean(o.get(TREAT_TINYINT1_AS_BOOLEAN));
+                .treatTinyInt1AsBoolean(o.get(TREAT_TINYINT1_AS_BOOLEAN))
+                .schemaChangeBehavior(SchemaChangeBehavior.of(o.get(SCHEMA_CHANGE_BEHAVIOR)))
+                .timePrecisionMode(TimePrecisionMode.of(o.get(TIME_PRECISION_MODE)))
+                .badRecordAction(BadRecordAction.of(o.get(BAD_RECORD_ACTION)))
+                .scanNewlyAddedTables(o.get(SCAN_NEWLY_ADDED_TABLE_ENABLED));
+        o.getOptional(DEAD_LETTER_PATH).ifPresent(b::deadLetterPath);
+        b.sslMode(SslMode.of(o.get(SSL_MODE)));
+        o.getOptional(SSL_TRUSTSTORE).ifPresent(store -> b.sslTrustStore(store, o.getOptional(SSL_TRUSTSTORE_PASSWORD).orElse(null)));
         o.getOptional(EXCLUDE_COLUMNS).ifPresent(b::excludeColumns);
         o.getOptional(SERVER_TIME_ZONE).ifPresent(b::serverTimeZone);
         o.getOptional(SERVER_ID).ifPresent(b::serverId);

@@ -1,15 +1,24 @@
 package io.inlet.source.mysql.internal;
 
 import io.inlet.annotation.Internal;
+import io.inlet.core.InletStopException;
 import io.inlet.core.event.ChangeEvent;
 import io.inlet.core.event.ChangeEventTypeInfo;
+import io.inlet.core.event.RowKeys;
 import io.inlet.core.event.SourcePosition;
+import io.inlet.core.source.BadRecordAction;
+import io.inlet.core.source.SchemaChangeBehavior;
+import io.inlet.core.source.TimePrecisionMode;
 import io.inlet.core.table.Column;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
 
 import com.ververica.cdc.debezium.DebeziumDeserializationSchema;
 import io.debezium.data.Envelope;
+import io.debezium.document.Array;
+import io.debezium.document.Document;
+import io.debezium.document.DocumentReader;
+import io.debezium.document.Value;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.types.RowKind;
@@ -22,46 +31,110 @@ import org.apache.kafka.connect.source.SourceRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.annotation.Nullable;
+
+import java.io.IOException;
+import java.io.Serializable;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
-import javax.annotation.Nullable;
-
 /**
  * Turns Debezium's change records straight into {@link ChangeEvent}s: no JSON in between. Snapshot
- * reads and inserts become {@code +I}, updates {@code -U} and {@code +U}, deletes {@code -D}; the
- * binlog position and the source timestamp travel along (snapshot rows have neither).
+ * reads and inserts become {@code +I}, updates {@code -U} and {@code +U} (or {@code -D} and {@code
+ * +I} when the key changed), deletes {@code -D}; the binlog position and the source timestamp travel
+ * along.
  *
- * <p>Fields are matched to the table's columns by name, so a column added to the table while the
- * job runs does not shift values: it is reported once and left out until the pipeline is rebuilt,
- * and a dropped nullable column reads as NULL.
+ * <p>Positions order the versions of a row ({@link SourcePosition#order()}): binlog rows by their
+ * binlog position; snapshot rows as of the binlog position read when the pipeline was built, the
+ * point from which the schemas hold ({@code snapshotFile:snapshotPosition}), so they order after
+ * every change written before the job and before every change the binlog phase then reads.
+ *
+ * <p>Schema changes never corrupt silently. A DDL record (binlog phase) that changes a captured
+ * table, or a row from that point on whose columns differ from the table's, stops the job ({@link
+ * InletStopException}) before any row of the new shape is emitted, unless {@code
+ * schema-change.behavior} = {@code ignore-added-columns} lets added nullable columns through (left
+ * out). Rows from before that point (a job restored from an older checkpoint) may have older shapes:
+ * they are read by column name, a column they lack as NULL.
+ *
+ * <p>A value that cannot be converted is a bad record: the job stops once ({@code
+ * bad-record.action} = {@code fail}) or the record goes to the dead-letter output as JSON with its
+ * table, position, reason and raw values ({@code dead-letter}), on the {@link SideChannel}.
  */
 @Internal
 public final class ChangeEventDeserializer implements DebeziumDeserializationSchema<ChangeEvent> {
 
-    private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 2L;
     private static final Logger LOG = LoggerFactory.getLogger(ChangeEventDeserializer.class);
+
+    private static final String SCHEMA_CHANGE_KEY = "io.debezium.connector.mysql.SchemaChangeKey";
+
+    static final String WHAT_TO_DO =
+            " Inlet follows no schema change in a running job yet, so the job stops before any row of the new shape is"
+                    + " written (restarting would meet the change again). To go on: bring the lake table to the new shape"
+                    + " (Iceberg: ALTER TABLE ... ADD/DROP/ALTER COLUMN), then start the job again from its last checkpoint;"
+                    + " rows from before the change are read in their old shape. Or set 'schema-change.behavior' ="
+                    + " 'ignore-added-columns' to leave added nullable columns out.";
+
+    /** How the deserializer treats what it reads; fixed when the job is built. */
+    public static final class Settings implements Serializable {
+        private static final long serialVersionUID = 1L;
+
+        @Nullable final String excludeColumns;
+        final String snapshotFile;
+        final long snapshotPosition;
+        final SchemaChangeBehavior schemaChanges;
+        final BadRecordAction badRecords;
+        final TimePrecisionMode timeMode;
+        final HashMap<String, Integer> timePrecisions;
+        final boolean tinyInt1IsBoolean;
+
+        public Settings(
+                @Nullable String excludeColumns,
+                String snapshotFile,
+                long snapshotPosition,
+                SchemaChangeBehavior schemaChanges,
+                BadRecordAction badRecords,
+                TimePrecisionMode timeMode,
+                Map<String, Integer> timePrecisions,
+                boolean tinyInt1IsBoolean) {
+            this.excludeColumns = excludeColumns;
+            this.snapshotFile = snapshotFile;
+            this.snapshotPosition = snapshotPosition;
+            this.schemaChanges = schemaChanges;
+            this.badRecords = badRecords;
+            this.timeMode = timeMode;
+            this.timePrecisions = new HashMap<>(timePrecisions);
+            this.tinyInt1IsBoolean = tinyInt1IsBoolean;
+        }
+    }
 
     private final List<TableDescriptor> tables;
     private final ChangeEventTypeInfo typeInfo;
-    @Nullable private final String excludeColumns;
+    private final Settings settings;
 
     private transient Map<TableId, TableDescriptor> byId;
+    private transient Map<TableId, RowKeys> keys;
     private transient Map<Schema, StructConverter> converters;
+    private transient Pattern excluded;
+    private transient long schemaOrder;
+    private transient Set<String> reported;
+    private transient SourcePosition snapshot;
 
     /**
-     * @param excludeColumns the regular expression over {@code database.table.column} of columns
-     *     left out on purpose (not reported as unexpected)
+     * @param typeInfo the type of the source's own stream: the tables and the {@link SideChannel}
      */
-    public ChangeEventDeserializer(List<TableDescriptor> tables, ChangeEventTypeInfo typeInfo, @Nullable String excludeColumns) {
+    public ChangeEventDeserializer(List<TableDescriptor> tables, ChangeEventTypeInfo typeInfo, Settings settings) {
         this.tables = new ArrayList<>(tables);
         this.typeInfo = typeInfo;
-        this.excludeColumns = excludeColumns;
+        this.settings = settings;
     }
 
     @Override
@@ -69,137 +142,341 @@ public final class ChangeEventDeserializer implements DebeziumDeserializationSch
         return typeInfo;
     }
 
+    private void init() {
+        byId = new HashMap<>();
+        keys = new HashMap<>();
+        for (TableDescriptor t : tables) {
+            byId.put(t.tableId(), t);
+            keys.put(t.tableId(), RowKeys.of(t));
+        }
+        converters = new IdentityHashMap<>();
+        excluded = settings.excludeColumns == null ? null : Pattern.compile(settings.excludeColumns);
+        schemaOrder = SourcePosition.binlogOrder(settings.snapshotFile, settings.snapshotPosition, 0);
+        snapshot = SourcePosition.snapshot(settings.snapshotFile, settings.snapshotPosition);
+        reported = new HashSet<>();
+    }
+
     @Override
     public void deserialize(SourceRecord record, Collector<ChangeEvent> out) {
         if (byId == null) {
-            byId = new HashMap<>();
-            tables.forEach(t -> byId.put(t.tableId(), t));
-            converters = new IdentityHashMap<>();
+            init();
+        }
+        if (record.keySchema() != null && SCHEMA_CHANGE_KEY.equals(record.keySchema().name())) {
+            schemaChange(record, out);
+            return;
         }
         Struct value = (Struct) record.value();
         if (value == null || value.schema().field(Envelope.FieldName.OPERATION) == null) {
-            return; // not a row change (schema changes and heartbeats are not sent here)
+            return; // not a row change
         }
         Struct source = value.getStruct(Envelope.FieldName.SOURCE);
         TableId id = TableId.of(source.getString("db"), source.getString("table"));
         TableDescriptor table = byId.get(id);
         if (table == null) {
-            throw new IllegalStateException(
+            throw new InletStopException(
                     "A change of table " + id + ", which the pipeline did not capture when it was built, reached the"
                             + " source. Rebuild the pipeline to capture it.");
         }
+        Envelope.Operation op = Envelope.Operation.forCode(value.getString(Envelope.FieldName.OPERATION));
         long ts = source.getInt64("ts_ms");
         long timestamp = ts > 0 ? ts : ChangeEvent.UNKNOWN_TIMESTAMP; // snapshot rows carry 0
-        SourcePosition position = position(source);
-        Envelope.Operation op = Envelope.Operation.forCode(value.getString(Envelope.FieldName.OPERATION));
+        SourcePosition position = position(source, op);
+        Struct before = value.getStruct(Envelope.FieldName.BEFORE);
+        Struct after = value.getStruct(Envelope.FieldName.AFTER);
+        GenericRowData oldRow;
+        GenericRowData newRow;
         try {
             switch (op) {
                 case READ:
                 case CREATE:
-                    emit(out, table, RowKind.INSERT, value.getStruct(Envelope.FieldName.AFTER), timestamp, position);
+                    oldRow = null;
+                    newRow = convert(table, RowKind.INSERT, after, position);
                     break;
                 case UPDATE:
-                    emit(out, table, RowKind.UPDATE_BEFORE, value.getStruct(Envelope.FieldName.BEFORE), timestamp, position);
-                    emit(out, table, RowKind.UPDATE_AFTER, value.getStruct(Envelope.FieldName.AFTER), timestamp, position);
+                    oldRow = convert(table, RowKind.UPDATE_BEFORE, before, position);
+                    newRow = convert(table, RowKind.UPDATE_AFTER, after, position);
                     break;
                 case DELETE:
-                    emit(out, table, RowKind.DELETE, value.getStruct(Envelope.FieldName.BEFORE), timestamp, position);
+                    oldRow = convert(table, RowKind.DELETE, before, position);
+                    newRow = null;
                     break;
                 default:
-                    throw new IllegalStateException("Unexpected Debezium operation " + op);
+                    throw new BadValue("the Debezium operation " + op + " is not a row change Inlet can apply");
             }
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(
-                    "Cannot read a change of " + id + (position.kind() == SourcePosition.Kind.NONE ? " (snapshot)" : " at binlog " + position)
-                            + ": " + e.getMessage(),
-                    e);
+        } catch (BadValue e) {
+            badRecord(out, table, op, position, e.getMessage(), before, after);
+            return;
+        }
+        if (oldRow != null && newRow != null && !keys.get(id).sameKey(oldRow, newRow)) {
+            // The key changed: a delete of the old key and an insert of the new one, for sinks that upsert by key.
+            oldRow.setRowKind(RowKind.DELETE);
+            newRow.setRowKind(RowKind.INSERT);
+        }
+        if (oldRow != null) {
+            out.collect(ChangeEvent.of(id, table.schemaVersion(), oldRow, timestamp, position));
+        }
+        if (newRow != null) {
+            out.collect(ChangeEvent.of(id, table.schemaVersion(), newRow, timestamp, position));
         }
     }
 
-    private static SourcePosition position(Struct source) {
+    private SourcePosition position(Struct source, Envelope.Operation op) {
         String file = source.schema().field("file") == null ? null : source.getString("file");
-        if (file == null || file.isEmpty() || "true".equals(sourceSnapshot(source))) {
-            return SourcePosition.none();
-        }
-        Long pos = source.getInt64("pos");
+        Long pos = source.schema().field("pos") == null ? null : source.getInt64("pos");
         Integer row = source.schema().field("row") == null ? null : source.getInt32("row");
-        return SourcePosition.binlog(file, pos == null ? -1L : pos, row == null ? 0 : row);
+        boolean known = file != null && !file.isEmpty() && pos != null;
+        if (op == Envelope.Operation.READ) {
+            // A snapshot row; one the snapshot took from the binlog while it read (a change during the
+            // snapshot) carries that binlog event, the others nothing.
+            return known ? SourcePosition.snapshot(file, pos, row == null ? 0 : row) : snapshot;
+        }
+        if (!known) {
+            return snapshot;
+        }
+        return SourcePosition.binlog(file, pos, row == null ? 0 : row);
     }
 
-    private static String sourceSnapshot(Struct source) {
-        return source.schema().field("snapshot") == null ? null : String.valueOf(source.get("snapshot"));
+    /** Whether rows at this position must have the shape the pipeline was built with. */
+    private boolean current(SourcePosition position) {
+        return position.kind() != SourcePosition.Kind.BINLOG || position.order() >= schemaOrder;
     }
 
-    private void emit(
-            Collector<ChangeEvent> out, TableDescriptor table, RowKind kind, Struct row, long ts, SourcePosition position) {
+    private GenericRowData convert(TableDescriptor table, RowKind kind, @Nullable Struct row, SourcePosition position) throws BadValue {
         if (row == null) {
-            throw new IllegalArgumentException(
-                    "the " + kind.shortString() + " change has no row image. Set binlog_row_image=FULL on the server.");
+            throw new InletStopException("A " + kind.shortString() + " change of " + table.tableId() + " at " + position
+                    + " has no row image. Set binlog_row_image=FULL on the server, then restart the job.");
         }
         StructConverter c = converters.get(row.schema());
         if (c == null) {
-            c = new StructConverter(table, row.schema(), excludeColumns == null ? null : Pattern.compile(excludeColumns));
+            c = new StructConverter(table, row.schema(), excluded, settings);
             converters.put(row.schema(), c);
         }
-        out.collect(ChangeEvent.of(table.tableId(), table.schemaVersion(), c.convert(row, kind), ts, position));
+        if (!c.differences.isEmpty()) {
+            shapeDiffers(table, c, position);
+        }
+        return c.convert(row, kind);
     }
 
-    /** Converts the structs of one table at one Connect schema. */
+    /** A row whose columns differ from the table's: allowed before the schemas were read, a change after. */
+    private void shapeDiffers(TableDescriptor table, StructConverter c, SourcePosition position) {
+        String key = table.tableId() + " " + c.differences;
+        if (!current(position)) {
+            if (reported.add(key)) {
+                LOG.info("Rows of {} from before the pipeline read its schema (binlog {} < {}:{}) have an older shape ({});"
+                                + " they are read by column name, columns they lack as NULL.",
+                        table.tableId(), position, settings.snapshotFile, settings.snapshotPosition, c.differences);
+            }
+            return;
+        }
+        List<SchemaChanges.Difference> blocking = blocking(c.differences);
+        if (!blocking.isEmpty()) {
+            throw new InletStopException("Table " + table.tableId() + " changed in the source: "
+                    + blocking.stream().map(Object::toString).collect(Collectors.joining(", "))
+                    + " (seen in a row at " + position + ")." + WHAT_TO_DO);
+        }
+        if (reported.add(key)) {
+            LOG.warn("Table {} has columns the pipeline does not capture ({}); 'schema-change.behavior' = 'ignore-added-columns'"
+                    + " leaves them out.", table.tableId(), c.differences);
+        }
+    }
+
+    private List<SchemaChanges.Difference> blocking(List<SchemaChanges.Difference> differences) {
+        return differences.stream()
+                .filter(d -> !(settings.schemaChanges == SchemaChangeBehavior.IGNORE_ADDED_COLUMNS
+                        && d.kind == SchemaChanges.Difference.Kind.ADDED && d.nullable))
+                .collect(Collectors.toList());
+    }
+
+    private void schemaChange(SourceRecord record, Collector<ChangeEvent> out) {
+        Struct value = (Struct) record.value();
+        if (value == null || value.schema().field("historyRecord") == null) {
+            return;
+        }
+        Struct source = value.schema().field("source") == null ? null : value.getStruct("source");
+        SourcePosition position = SourcePosition.none();
+        if (source != null && source.schema().field("file") != null && source.getString("file") != null) {
+            position = SourcePosition.binlog(source.getString("file"), source.getInt64("pos"), 0);
+        }
+        if (position.kind() == SourcePosition.Kind.BINLOG && !current(position)) {
+            return; // a DDL from before the schemas were read: they already reflect it
+        }
+        Document history;
+        try {
+            history = DocumentReader.defaultReader().read(value.getString("historyRecord"));
+        } catch (IOException e) {
+            throw new InletStopException("Cannot read the schema change at " + position + " (" + e.getMessage()
+                    + "); the job stops rather than guess. " + WHAT_TO_DO, e);
+        }
+        String ddl = history.getString("ddl");
+        Array changes = history.getArray("tableChanges");
+        if (changes == null) {
+            return;
+        }
+        for (int i = 0; i < changes.size(); i++) {
+            Value v = changes.get(i);
+            if (v == null || !v.isDocument()) {
+                continue;
+            }
+            Document change = v.asDocument();
+            TableId id = tableId(change.getString("id"));
+            TableDescriptor table = id == null ? null : byId.get(id);
+            if (table == null) {
+                continue; // a table the pipeline does not capture
+            }
+            String type = change.getString("type");
+            String where = " (" + (ddl == null ? type : ddl.trim()) + ", at binlog " + position + ")";
+            if ("DROP".equalsIgnoreCase(type)) {
+                throw new InletStopException("Table " + table.tableId() + " changed in the source: it was dropped" + where + "."
+                        + WHAT_TO_DO);
+            }
+            Document after = change.getDocument("table");
+            if (after == null) {
+                continue;
+            }
+            List<SchemaChanges.Difference> differences = SchemaChanges.compare(
+                    table, after, ddl, excluded, settings.tinyInt1IsBoolean, settings.timeMode);
+            if (differences.isEmpty()) {
+                continue;
+            }
+            List<SchemaChanges.Difference> blocking = blocking(differences);
+            if (!blocking.isEmpty()) {
+                throw new InletStopException("Table " + table.tableId() + " changed in the source: "
+                        + blocking.stream().map(Object::toString).collect(Collectors.joining(", ")) + where + "." + WHAT_TO_DO);
+            }
+            LOG.warn("Table {} changed in the source: {}{}. 'schema-change.behavior' = 'ignore-added-columns': the added"
+                    + " columns are left out.", table.tableId(), differences, where);
+            out.collect(SideChannel.event(SideChannel.SCHEMA_CHANGE_IGNORED, DeadLetterJson.notice(table.tableId(), position,
+                    differences.toString())));
+        }
+    }
+
+    /** {@code "db"."t"} (Debezium's table id form) to a table id. */
+    @Nullable
+    static TableId tableId(@Nullable String quoted) {
+        if (quoted == null) {
+            return null;
+        }
+        List<String> parts = new ArrayList<>();
+        StringBuilder cur = new StringBuilder();
+        boolean inQuotes = false;
+        for (int i = 0; i < quoted.length(); i++) {
+            char ch = quoted.charAt(i);
+            if (ch == '"') {
+                if (inQuotes && i + 1 < quoted.length() && quoted.charAt(i + 1) == '"') {
+                    cur.append('"');
+                    i++;
+                } else {
+                    inQuotes = !inQuotes;
+                }
+            } else if (ch == '.' && !inQuotes) {
+                parts.add(cur.toString());
+                cur.setLength(0);
+            } else {
+                cur.append(ch);
+            }
+        }
+        parts.add(cur.toString());
+        return parts.size() >= 2 ? TableId.of(parts.get(parts.size() - 2), parts.get(parts.size() - 1)) : null;
+    }
+
+    private void badRecord(Collector<ChangeEvent> out, TableDescriptor table, Envelope.Operation op, SourcePosition position,
+            String reason, @Nullable Struct before, @Nullable Struct after) {
+        String where = position.kind() == SourcePosition.Kind.SNAPSHOT ? "the snapshot (" + position + ")" : "binlog " + position;
+        if (settings.badRecords == BadRecordAction.FAIL) {
+            throw new InletStopException("Cannot read a change of " + table.tableId() + " at " + where + ": " + reason
+                    + ". The record fails the same way on every restart, so the job stops. Fix the data, choose a mapping"
+                    + " that holds it ('time.precision.mode' for TIME columns), leave the column out with 'exclude-columns',"
+                    + " or set 'bad-record.action' = 'dead-letter' and 'dead-letter.path' to set such records aside.");
+        }
+        String kind = op == Envelope.Operation.DELETE ? "-D" : op == Envelope.Operation.UPDATE ? "+U" : "+I";
+        out.collect(SideChannel.event(SideChannel.DEAD_LETTER,
+                DeadLetterJson.of(table.tableId(), kind, position, reason, raw(before), raw(after))));
+    }
+
+    /** The row's values as Debezium gave them, as text (bytes in base64), by column. */
+    @Nullable
+    private static Map<String, String> raw(@Nullable Struct row) {
+        if (row == null) {
+            return null;
+        }
+        Map<String, String> m = new java.util.LinkedHashMap<>();
+        for (Field f : row.schema().fields()) {
+            Object v = row.get(f);
+            if (v instanceof byte[]) {
+                v = Base64.getEncoder().encodeToString((byte[]) v);
+            } else if (v instanceof java.nio.ByteBuffer) {
+                java.nio.ByteBuffer b = ((java.nio.ByteBuffer) v).duplicate();
+                byte[] bytes = new byte[b.remaining()];
+                b.get(bytes);
+                v = Base64.getEncoder().encodeToString(bytes);
+            } else if (v != null && "io.debezium.time.MicroTime".equals(f.schema().name())) {
+                v = TimePrecisionMode.format(((Number) v).longValue(), 6);
+            }
+            m.put(f.name(), v == null ? null : v.toString());
+        }
+        return m;
+    }
+
+    /** A value that cannot be converted; its message names the column and the value. */
+    static final class BadValue extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        BadValue(String message) {
+            super(message);
+        }
+    }
+
+    /** Converts the structs of one table at one Connect schema, and knows how that schema differs from the table. */
     private static final class StructConverter {
         private final TableDescriptor table;
         private final Field[] fields;
         private final DebeziumFieldConverters.FieldConverter[] converters;
+        final List<SchemaChanges.Difference> differences = new ArrayList<>();
 
-        StructConverter(TableDescriptor table, Schema schema, @Nullable Pattern excluded) {
+        StructConverter(TableDescriptor table, Schema schema, @Nullable Pattern excluded, Settings settings) {
             this.table = table;
             List<Column> columns = table.columns();
             this.fields = new Field[columns.size()];
             this.converters = new DebeziumFieldConverters.FieldConverter[columns.size()];
+            String prefix = table.tableId().database() + "." + table.tableId().table() + ".";
             for (int i = 0; i < columns.size(); i++) {
                 Column col = columns.get(i);
                 Field f = schema.field(col.name());
-                if (f == null && !col.isNullable()) {
-                    throw new IllegalArgumentException(
-                            "the NOT NULL column '" + col.name() + "' is missing from the row; the table changed since the"
-                                    + " pipeline was built. Rebuild the pipeline.");
+                if (f == null) {
+                    differences.add(SchemaChanges.Difference.dropped(col.name()));
+                    continue;
                 }
                 fields[i] = f;
-                converters[i] = f == null ? null : DebeziumFieldConverters.create(col.type().getLogicalType(), f.schema());
+                Integer digits = settings.timePrecisions.get(prefix + col.name());
+                converters[i] = DebeziumFieldConverters.create(col.type().getLogicalType(), f.schema(), digits == null ? 6 : digits);
             }
-            List<String> added = schema.fields().stream()
-                    .map(Field::name)
-                    .filter(n -> table.indexOf(n) < 0)
-                    .filter(n -> excluded == null
-                            || !excluded.matcher(table.tableId().database() + "." + table.tableId().table() + "." + n).matches())
-                    .collect(Collectors.toList());
-            List<String> dropped = new ArrayList<>();
-            for (int i = 0; i < fields.length; i++) {
-                if (fields[i] == null) {
-                    dropped.add(columns.get(i).name());
+            for (Field f : schema.fields()) {
+                if (table.indexOf(f.name()) < 0 && (excluded == null || !excluded.matcher(prefix + f.name()).matches())) {
+                    differences.add(SchemaChanges.Difference.added(f.name(), null, f.schema().isOptional()));
                 }
-            }
-            if (!added.isEmpty() || !dropped.isEmpty()) {
-                LOG.warn(
-                        "The rows of {} no longer match the schema the pipeline was built with: columns {} are not captured,"
-                                + " columns {} read as NULL. Rebuild the pipeline to follow the new schema.",
-                        table.tableId(), added, dropped);
             }
         }
 
-        GenericRowData convert(Struct struct, RowKind kind) {
+        GenericRowData convert(Struct struct, RowKind kind) throws BadValue {
             GenericRowData row = new GenericRowData(kind, fields.length);
             for (int i = 0; i < fields.length; i++) {
                 if (fields[i] == null) {
+                    if (!table.columns().get(i).isNullable()) {
+                        throw new BadValue("the NOT NULL column '" + table.columns().get(i).name() + "' is missing from the row");
+                    }
                     continue;
                 }
                 Object v = struct.get(fields[i]);
-                if (v != null) {
-                    try {
-                        row.setField(i, converters[i].convert(v));
-                    } catch (RuntimeException e) {
-                        throw new IllegalArgumentException(
-                                "column '" + fields[i].name() + "' (" + table.columns().get(i).type() + "): " + e.getMessage(), e);
+                if (v == null) {
+                    if (!table.columns().get(i).isNullable()) {
+                        throw new BadValue("the NOT NULL column '" + fields[i].name() + "' holds NULL");
                     }
+                    continue;
+                }
+                try {
+                    row.setField(i, converters[i].convert(v));
+                } catch (RuntimeException e) {
+                    throw new BadValue("column '" + fields[i].name() + "' (" + table.columns().get(i).type() + "): " + e.getMessage());
                 }
             }
             return row;

@@ -36,7 +36,22 @@ final class DebeziumFieldConverters {
     }
 
     static FieldConverter create(LogicalType type, Schema schema) {
+        return create(type, schema, 6);
+    }
+
+    /**
+     * @param timeDigits the fractional digits of the MySQL TIME column (for its text form), if the
+     *     column is one
+     */
+    static FieldConverter create(LogicalType type, Schema schema, int timeDigits) {
         String semantic = schema.name() == null ? "" : schema.name();
+        if (isTime(semantic) && type.getTypeRoot() == org.apache.flink.table.types.logical.LogicalTypeRoot.BIGINT) {
+            return v -> timeMicros(semantic, v); // time.precision.mode = microseconds: every value, with its sign
+        }
+        if (isTime(semantic) && (type.getTypeRoot() == org.apache.flink.table.types.logical.LogicalTypeRoot.VARCHAR
+                || type.getTypeRoot() == org.apache.flink.table.types.logical.LogicalTypeRoot.CHAR)) {
+            return v -> StringData.fromString(io.inlet.core.source.TimePrecisionMode.format(timeMicros(semantic, v), timeDigits));
+        }
         switch (type.getTypeRoot()) {
             case BOOLEAN:
                 return v -> {
@@ -52,15 +67,31 @@ final class DebeziumFieldConverters {
                     return n == 1;
                 };
             case TINYINT:
-                return v -> ((Number) v).byteValue();
+                return v -> (byte) fit(v, Byte.MIN_VALUE, Byte.MAX_VALUE, type);
             case SMALLINT:
-                return v -> v instanceof Boolean ? (short) ((Boolean) v ? 1 : 0) : ((Number) v).shortValue();
+                return v -> v instanceof Boolean ? (short) ((Boolean) v ? 1 : 0) : (short) fit(v, Short.MIN_VALUE, Short.MAX_VALUE, type);
             case INTEGER:
-                return v -> ((Number) v).intValue();
+                return v -> (int) fit(v, Integer.MIN_VALUE, Integer.MAX_VALUE, type);
             case BIGINT:
-                return v -> ((Number) v).longValue();
+                return v -> {
+                    if (v instanceof BigDecimal || v instanceof BigInteger) {
+                        BigDecimal d = v instanceof BigDecimal ? (BigDecimal) v : new BigDecimal((BigInteger) v);
+                        try {
+                            return d.longValueExact();
+                        } catch (ArithmeticException e) {
+                            throw new IllegalArgumentException("the value " + d.toPlainString() + " does not fit BIGINT");
+                        }
+                    }
+                    return ((Number) v).longValue();
+                };
             case FLOAT:
-                return v -> ((Number) v).floatValue();
+                return v -> {
+                    float f = ((Number) v).floatValue();
+                    if (v instanceof Double && !Double.isNaN((Double) v) && (double) f != (Double) v) {
+                        throw new IllegalArgumentException("the value " + v + " does not fit FLOAT");
+                    }
+                    return f;
+                };
             case DOUBLE:
                 return v -> ((Number) v).doubleValue();
             case DECIMAL:
@@ -94,26 +125,21 @@ final class DebeziumFieldConverters {
             case DATE:
                 return v -> ((Number) v).intValue();
             case TIME_WITHOUT_TIME_ZONE:
-                if ("io.debezium.time.MicroTime".equals(semantic)) {
-                    return v -> {
-                        long micros = ((Number) v).longValue();
-                        if (micros < 0 || micros >= MICROS_PER_DAY) {
-                            throw new IllegalArgumentException(
-                                    "the TIME value " + formatMicros(micros) + " lies outside one day, which Flink's TIME cannot"
-                                            + " hold. Leave the column out with 'exclude-columns'.");
-                        }
-                        if (micros % 1000 != 0) {
-                            throw new IllegalArgumentException(
-                                    "the TIME value " + formatMicros(micros) + " has digits below the millisecond, which Flink"
-                                            + " 1.17's TIME cannot hold. Leave the column out with 'exclude-columns'.");
-                        }
-                        return (int) (micros / 1000);
-                    };
-                }
-                if ("io.debezium.time.NanoTime".equals(semantic)) {
-                    return v -> (int) (((Number) v).longValue() / 1_000_000L);
-                }
-                return v -> ((Number) v).intValue(); // io.debezium.time.Time: milliseconds
+                return v -> {
+                    long micros = timeMicros(semantic, v);
+                    if (micros < 0 || micros >= MICROS_PER_DAY) {
+                        throw new IllegalArgumentException(
+                                "the TIME value " + formatMicros(micros) + " lies outside one day, which Flink's TIME cannot"
+                                        + " hold. Set 'time.precision.mode' = 'microseconds' (or 'string') to keep every TIME value");
+                    }
+                    if (micros % 1000 != 0) {
+                        throw new IllegalArgumentException(
+                                "the TIME value " + formatMicros(micros) + " has digits below the millisecond, which Flink"
+                                        + " 1.17's TIME cannot hold. Set 'time.precision.mode' = 'microseconds' (or 'string') to"
+                                        + " keep every TIME value");
+                    }
+                    return (int) (micros / 1000);
+                };
             case TIMESTAMP_WITHOUT_TIME_ZONE:
                 switch (semantic) {
                     case "io.debezium.time.MicroTimestamp":
@@ -142,6 +168,42 @@ final class DebeziumFieldConverters {
             default:
                 throw new IllegalArgumentException("no conversion from Debezium to " + type.asSummaryString());
         }
+    }
+
+    private static boolean isTime(String semantic) {
+        return "io.debezium.time.MicroTime".equals(semantic) || "io.debezium.time.Time".equals(semantic)
+                || "io.debezium.time.NanoTime".equals(semantic);
+    }
+
+    private static long timeMicros(String semantic, Object v) {
+        long n = ((Number) v).longValue();
+        switch (semantic) {
+            case "io.debezium.time.Time":
+                return n * 1000; // milliseconds
+            case "io.debezium.time.NanoTime":
+                return n / 1000;
+            default:
+                return n;
+        }
+    }
+
+    /** The value as a long, when it lies within the range of the column's type; never truncated. */
+    private static long fit(Object v, long min, long max, LogicalType type) {
+        long n;
+        if (v instanceof BigDecimal || v instanceof BigInteger || v instanceof Double || v instanceof Float) {
+            BigDecimal d = toBigDecimal(v);
+            try {
+                n = d.longValueExact();
+            } catch (ArithmeticException e) {
+                throw new IllegalArgumentException("the value " + d.toPlainString() + " does not fit " + type.asSummaryString());
+            }
+        } else {
+            n = ((Number) v).longValue();
+        }
+        if (n < min || n > max) {
+            throw new IllegalArgumentException("the value " + n + " does not fit " + type.asSummaryString());
+        }
+        return n;
     }
 
     private static BigDecimal toBigDecimal(Object v) {
@@ -193,9 +255,6 @@ final class DebeziumFieldConverters {
     }
 
     private static String formatMicros(long micros) {
-        long abs = Math.abs(micros);
-        return String.format(
-                "%s%02d:%02d:%02d.%06d",
-                micros < 0 ? "-" : "", abs / 3_600_000_000L, (abs / 60_000_000L) % 60, (abs / 1_000_000L) % 60, abs % 1_000_000L);
+        return io.inlet.core.source.TimePrecisionMode.format(micros, 6);
     }
 }

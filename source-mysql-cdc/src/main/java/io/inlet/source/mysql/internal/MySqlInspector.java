@@ -2,6 +2,8 @@ package io.inlet.source.mysql.internal;
 
 import io.inlet.annotation.Internal;
 import io.inlet.core.InletValidationException;
+import io.inlet.core.source.TimePrecisionMode;
+import io.inlet.source.mysql.SslMode;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
 
@@ -52,10 +54,19 @@ public final class MySqlInspector {
     public static final class Result {
         public final List<TableDescriptor> tables;
         public final ZoneId serverZone;
+        /** The binlog file and position when the schemas were read: they describe the tables from here on. */
+        public final String binlogFile;
+        public final long binlogPosition;
+        /** The fractional digits of each TIME column, by {@code database.table.column}. */
+        public final Map<String, Integer> timePrecisions;
 
-        Result(List<TableDescriptor> tables, ZoneId serverZone) {
+        Result(List<TableDescriptor> tables, ZoneId serverZone, String binlogFile, long binlogPosition,
+                Map<String, Integer> timePrecisions) {
             this.tables = tables;
             this.serverZone = serverZone;
+            this.binlogFile = binlogFile;
+            this.binlogPosition = binlogPosition;
+            this.timePrecisions = timePrecisions;
         }
     }
 
@@ -65,15 +76,23 @@ public final class MySqlInspector {
     private final String password;
     private final Properties jdbcProperties;
     private final int connectTimeoutMillis;
+    private final SslMode sslMode;
 
     public MySqlInspector(
             String hostname, int port, String username, String password, Properties jdbcProperties, int connectTimeoutMillis) {
+        this(hostname, port, username, password, jdbcProperties, connectTimeoutMillis, SslMode.DISABLED);
+    }
+
+    /** @param jdbcProperties with TLS set as the source's 'ssl.mode' says (for the messages) */
+    public MySqlInspector(String hostname, int port, String username, String password, Properties jdbcProperties,
+            int connectTimeoutMillis, SslMode sslMode) {
         this.hostname = hostname;
         this.port = port;
         this.username = username;
         this.password = password;
         this.jdbcProperties = jdbcProperties;
         this.connectTimeoutMillis = connectTimeoutMillis;
+        this.sslMode = sslMode;
     }
 
     private String where() {
@@ -88,13 +107,34 @@ public final class MySqlInspector {
         p.setProperty("password", password);
         p.putIfAbsent("connectTimeout", String.valueOf(connectTimeoutMillis));
         p.putIfAbsent("socketTimeout", String.valueOf(Math.max(connectTimeoutMillis, 60_000)));
-        p.putIfAbsent("useSSL", "false");
-        p.putIfAbsent("allowPublicKeyRetrieval", "true");
+        if (!p.containsKey("sslMode")) {
+            p.putIfAbsent("useSSL", "false");
+        }
+        if (!sslMode.encrypts()) {
+            p.putIfAbsent("allowPublicKeyRetrieval", "true");
+        }
         p.putIfAbsent("characterEncoding", "utf8");
         String url = "jdbc:mysql://" + hostname + ":" + port + "/";
         try {
             return DriverManager.getConnection(url, p);
         } catch (SQLException e) {
+            String all = chain(e);
+            boolean denied = e.getErrorCode() == 1045 || "28000".equals(e.getSQLState());
+            if (all.contains("insecure transport") || all.contains("require_secure_transport") || all.contains("SSL connection is required")
+                    || (denied && !sslMode.encrypts() && requiresTls(url, p))) {
+                throw new InletValidationException(
+                        where() + " requires encrypted connections (require_secure_transport), and 'ssl.mode' is '"
+                                + sslMode.debeziumValue().replace('_', '-') + "' (" + firstLine(e) + ") Set 'ssl.mode' = 'required',"
+                                + " or 'verify-ca' with 'ssl.truststore' to check the server's certificate.");
+            }
+            if (sslMode.encrypts() && (all.contains("SSL") || all.contains("TLS") || all.contains("certificate")
+                    || all.contains("PKIX") || all.contains("handshake"))) {
+                throw new InletValidationException(
+                        "Cannot open an encrypted connection to " + where() + " ('ssl.mode' = '" + sslMode.debeziumValue().replace('_', '-')
+                                + "'): " + firstLine(e) + " (" + rootCause(e) + ") Check that the server has TLS on, and that"
+                                + " 'ssl.truststore' holds the CA of its certificate"
+                                + (sslMode == SslMode.VERIFY_IDENTITY ? " and the certificate names '" + hostname + "'" : "") + ".");
+            }
             if (e.getErrorCode() == 1045 || "28000".equals(e.getSQLState())) {
                 throw new InletValidationException(
                         where() + " refused user '" + username + "': " + firstLine(e)
@@ -103,6 +143,43 @@ public final class MySqlInspector {
             throw new InletValidationException(
                     "Cannot connect to " + where() + ": " + firstLine(e)
                             + " Check 'hostname' and 'port', and that the server accepts connections from this machine.");
+        }
+    }
+
+    /** Every message of the chain of causes, for telling TLS failures apart. */
+    private static String chain(Throwable e) {
+        StringBuilder sb = new StringBuilder();
+        for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
+            sb.append(t.getClass().getName()).append(": ").append(t.getMessage()).append(' ');
+        }
+        return sb.toString();
+    }
+
+    private static String rootCause(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getClass().getSimpleName() + ": " + root.getMessage();
+    }
+
+    /**
+     * MariaDB refuses a plain login to a server that requires TLS with 'Access denied', not saying
+     * why: when TLS is off, find out whether an encrypted login would be taken (the credentials then
+     * travel encrypted, as the user's plain attempt did not).
+     */
+    private boolean requiresTls(String url, Properties plain) {
+        Properties p = new Properties();
+        p.putAll(plain);
+        p.setProperty("sslMode", "REQUIRED");
+        p.setProperty("enabledTLSProtocols", "TLSv1.2,TLSv1.3");
+        p.remove("useSSL");
+        try (Connection c = DriverManager.getConnection(url, p);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT @@GLOBAL.require_secure_transport")) {
+            return rs.next() && rs.getBoolean(1);
+        } catch (SQLException ignored) {
+            return false;
         }
     }
 
@@ -124,24 +201,47 @@ public final class MySqlInspector {
             String tableRegex,
             @Nullable String excludeColumnsRegex,
             boolean tinyInt1IsBoolean,
-            @Nullable String configuredZone) {
+            @Nullable String configuredZone,
+            TimePrecisionMode timeMode) {
         List<String> problems = new ArrayList<>();
         try (Connection c = connect()) {
-            checkBinlog(c, problems);
+            boolean binlogOn = checkBinlog(c, problems);
             checkPrivileges(c, problems);
             ZoneId zone = checkZone(c, configuredZone, problems);
-            List<TableDescriptor> tables =
-                    readTables(c, databaseRegex, tableRegex, excludeColumnsRegex, tinyInt1IsBoolean, problems);
+            Map<String, Integer> timePrecisions = new LinkedHashMap<>();
+            List<TableDescriptor> tables = readTables(
+                    c, databaseRegex, tableRegex, excludeColumnsRegex, tinyInt1IsBoolean, timeMode, timePrecisions, problems);
+            // Read after the schemas: rows from before this position may have an older shape; a row from
+            // here on that has another shape is a schema change (made after the schemas were read).
+            String[] binlog = binlogOn ? binlogPosition(c, problems) : null;
             if (!problems.isEmpty()) {
                 throw new InletValidationException(problems);
             }
-            return new Result(tables, zone);
+            return new Result(tables, zone, binlog[0], Long.parseLong(binlog[1]), timePrecisions);
         } catch (SQLException e) {
             throw new InletValidationException("Reading from " + where() + " failed: " + firstLine(e), e);
         }
     }
 
-    private void checkBinlog(Connection c, List<String> problems) throws SQLException {
+    /** The current binlog file and position, as {@code SHOW MASTER STATUS} gives them. */
+    @Nullable
+    private String[] binlogPosition(Connection c, List<String> problems) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW MASTER STATUS")) {
+            if (rs.next()) {
+                return new String[] {rs.getString(1), String.valueOf(rs.getLong(2))};
+            }
+        } catch (SQLException e) {
+            problems.add("User '" + username + "' cannot run SHOW MASTER STATUS at " + where() + ": " + firstLine(e)
+                    + " Grant REPLICATION CLIENT (BINLOG MONITOR on MariaDB).");
+            return null;
+        }
+        problems.add(where() + " answers SHOW MASTER STATUS with nothing: its binary log is off. Start the server with"
+                + " log_bin set.");
+        return null;
+    }
+
+    /** Whether the binlog is on (and problems with its format, if any). */
+    private boolean checkBinlog(Connection c, List<String> problems) throws SQLException {
         Map<String, String> vars = new LinkedHashMap<>();
         try (Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery(
@@ -155,7 +255,7 @@ public final class MySqlInspector {
                     where() + " has its binary log off (log_bin = " + vars.get("log_bin") + "), so there are no changes to"
                             + " read. Start the server with log_bin (and server_id) set, e.g. in my.cnf: log_bin=mysql-bin,"
                             + " binlog_format=ROW, binlog_row_image=FULL.");
-            return;
+            return false;
         }
         if (!"ROW".equalsIgnoreCase(vars.get("binlog_format"))) {
             problems.add(
@@ -169,6 +269,7 @@ public final class MySqlInspector {
                             + " columns they did not change. Set binlog_row_image=FULL in my.cnf (or SET GLOBAL"
                             + " binlog_row_image = 'FULL').");
         }
+        return true;
     }
 
     private void checkPrivileges(Connection c, List<String> problems) throws SQLException {
@@ -269,6 +370,8 @@ public final class MySqlInspector {
             String tableRegex,
             @Nullable String excludeColumnsRegex,
             boolean tinyInt1IsBoolean,
+            TimePrecisionMode timeMode,
+            Map<String, Integer> timePrecisions,
             List<String> problems)
             throws SQLException {
         Pattern dbPattern = compile("database-name", databaseRegex, problems);
@@ -307,7 +410,8 @@ public final class MySqlInspector {
 
         List<TableDescriptor> out = new ArrayList<>();
         for (Map.Entry<TableId, String> t : tableComments.entrySet()) {
-            TableDescriptor d = readTable(c, t.getKey(), t.getValue(), excludePattern, tinyInt1IsBoolean, problems);
+            TableDescriptor d = readTable(c, t.getKey(), t.getValue(), excludePattern, tinyInt1IsBoolean, timeMode, timePrecisions,
+                    problems);
             if (d != null) {
                 out.add(d);
             }
@@ -337,6 +441,8 @@ public final class MySqlInspector {
             String comment,
             @Nullable Pattern exclude,
             boolean tinyInt1IsBoolean,
+            TimePrecisionMode timeMode,
+            Map<String, Integer> timePrecisions,
             List<String> problems)
             throws SQLException {
         TableDescriptor.Builder b = TableDescriptor.builder(id).comment(comment);
@@ -355,7 +461,11 @@ public final class MySqlInspector {
                     }
                     DataType type = MySqlTypes.toFlink(
                             rs.getString(2), rs.getString(3), longOrNull(rs, 4), longOrNull(rs, 5), longOrNull(rs, 6),
-                            longOrNull(rs, 7), tinyInt1IsBoolean);
+                            longOrNull(rs, 7), tinyInt1IsBoolean, timeMode);
+                    if ("time".equalsIgnoreCase(rs.getString(2))) {
+                        Long digits = longOrNull(rs, 7);
+                        timePrecisions.put(id.database() + "." + id.table() + "." + name, digits == null ? 0 : digits.intValue());
+                    }
                     if (type == null) {
                         problems.add(
                                 "Column " + id + "." + name + " has the type " + rs.getString(3) + ", which Inlet cannot map"

@@ -2,6 +2,8 @@ package io.inlet.source.mysql.internal;
 
 import io.inlet.annotation.Internal;
 
+import io.inlet.core.source.TimePrecisionMode;
+
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.DecimalType;
@@ -22,7 +24,7 @@ import java.util.Locale;
  *   <li>FLOAT, DOUBLE; CHAR(n), VARCHAR(n), the TEXT types, ENUM, SET and JSON to strings;
  *       BINARY(n), VARBINARY(n), the BLOB types to bytes; BIT(1) to BOOLEAN, BIT(n) to
  *       BINARY(ceil(n / 8)) big-endian, as MySQL returns it;
- *   <li>DATE; TIME(p) to TIME(p); DATETIME(p) to TIMESTAMP(p); TIMESTAMP(p), an instant, to
+ *   <li>DATE; TIME(p) to TIME(p), BIGINT microseconds or STRING (see {@link TimePrecisionMode}); DATETIME(p) to TIMESTAMP(p); TIMESTAMP(p), an instant, to
  *       TIMESTAMP_LTZ(p); YEAR to INT.
  * </ul>
  *
@@ -48,6 +50,24 @@ public final class MySqlTypes {
             @Nullable Long numericScale,
             @Nullable Long datetimePrecision,
             boolean tinyInt1IsBoolean) {
+        return toFlink(dataType, columnType, charLength, numericPrecision, numericScale, datetimePrecision, tinyInt1IsBoolean,
+                TimePrecisionMode.TIME);
+    }
+
+    /**
+     * As {@link #toFlink(String, String, Long, Long, Long, Long, boolean)}, with TIME columns typed as
+     * {@code time.precision.mode} says.
+     */
+    @Nullable
+    public static DataType toFlink(
+            String dataType,
+            String columnType,
+            @Nullable Long charLength,
+            @Nullable Long numericPrecision,
+            @Nullable Long numericScale,
+            @Nullable Long datetimePrecision,
+            boolean tinyInt1IsBoolean,
+            TimePrecisionMode timeMode) {
         String type = dataType.toLowerCase(Locale.ROOT);
         String full = columnType.toLowerCase(Locale.ROOT);
         boolean unsigned = full.contains("unsigned");
@@ -114,7 +134,7 @@ public final class MySqlTypes {
             case "date":
                 return DataTypes.DATE();
             case "time":
-                return DataTypes.TIME(fractional);
+                return timeMode.flinkType(fractional);
             case "datetime":
                 return DataTypes.TIMESTAMP(fractional);
             case "timestamp":

@@ -45,9 +45,18 @@ class DebeziumFieldConvertersTest {
         assertThat(c.convert(45_296_789_000L)).isEqualTo(45_296_789); // 12:34:56.789
         assertThatThrownBy(() -> c.convert(45_296_789_123L))
                 .hasMessageContaining("12:34:56.789123 has digits below the millisecond")
-                .hasMessageContaining("'exclude-columns'");
+                .hasMessageContaining("'time.precision.mode' = 'microseconds'");
         assertThatThrownBy(() -> c.convert(-3_600_000_000L)).hasMessageContaining("-01:00:00.000000 lies outside one day");
         assertThatThrownBy(() -> c.convert(90_000_000_000L)).hasMessageContaining("25:00:00.000000 lies outside one day");
+    }
+
+    @Test
+    void integersThatDoNotFitTheirColumnAreRefusedNotTruncated() {
+        DebeziumFieldConverters.FieldConverter c = DebeziumFieldConverters.create(new org.apache.flink.table.types.logical.IntType(),
+                Schema.INT64_SCHEMA);
+        assertThat(c.convert(7L)).isEqualTo(7);
+        // a column widened to BIGINT under a pipeline built for INT: no silent truncation
+        assertThatThrownBy(() -> c.convert(3_000_000_000L)).hasMessageContaining("the value 3000000000 does not fit INT");
     }
 
     @Test

@@ -1,0 +1,229 @@
+package io.inlet.source.mysql.internal;
+
+import io.inlet.annotation.Internal;
+import io.inlet.core.source.TimePrecisionMode;
+import io.inlet.core.table.Column;
+import io.inlet.core.table.TableDescriptor;
+
+import io.debezium.document.Array;
+import io.debezium.document.Document;
+import io.debezium.document.Value;
+import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.logical.LogicalType;
+
+import javax.annotation.Nullable;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Compares a table as the pipeline was built with the table after a DDL statement, as Debezium
+ * reports it in a schema-change record ({@code historyRecord.tableChanges[].table}, the whole table
+ * after the statement): columns added, dropped, renamed, or retyped, in Inlet's type mapping. Columns
+ * left out with {@code exclude-columns} are not compared.
+ */
+@Internal
+public final class SchemaChanges {
+
+    private static final Pattern RENAME = Pattern.compile(
+            "(?i)\\bRENAME\\s+COLUMN\\s+`?([^`\\s]+)`?\\s+TO\\s+`?([^`\\s,;]+)`?");
+    private static final Pattern CHANGE = Pattern.compile(
+            "(?i)\\bCHANGE\\s+(?:COLUMN\\s+)?`?([^`\\s]+)`?\\s+`?([^`\\s]+)`?\\s");
+
+    private SchemaChanges() {}
+
+    /** One difference, in words a user can act on. */
+    public static final class Difference {
+        /** What changed. */
+        public enum Kind { ADDED, DROPPED, RENAMED, RETYPED }
+
+        public final Kind kind;
+        public final String column;
+        /** For ADDED: whether the new column takes NULL (so rows without it stay valid). */
+        public final boolean nullable;
+        private final String text;
+
+        Difference(Kind kind, String column, boolean nullable, String text) {
+            this.kind = kind;
+            this.column = column;
+            this.nullable = nullable;
+            this.text = text;
+        }
+
+        static Difference added(String column, @Nullable LogicalType type, boolean nullable) {
+            return new Difference(Kind.ADDED, column, nullable,
+                    "column '" + column + "' was added" + (type == null ? "" : " (" + type.asSummaryString() + ")"));
+        }
+
+        static Difference dropped(String column) {
+            return new Difference(Kind.DROPPED, column, false, "column '" + column + "' was dropped");
+        }
+
+        static Difference renamed(String from, String to) {
+            return new Difference(Kind.RENAMED, from, false, "column '" + from + "' was renamed to '" + to + "'");
+        }
+
+        static Difference retyped(String column, LogicalType from, LogicalType to) {
+            return new Difference(Kind.RETYPED, column, false,
+                    "column '" + column + "' changed its type from " + from.asSummaryString() + " to " + to.asSummaryString());
+        }
+
+        @Override
+        public String toString() {
+            return text;
+        }
+    }
+
+    /**
+     * The differences between the table the pipeline was built with and the table after a DDL.
+     *
+     * @param after the {@code table} document of a table change
+     * @param ddl the statement, for telling renames from a drop and an add
+     */
+    public static List<Difference> compare(
+            TableDescriptor built, Document after, @Nullable String ddl, @Nullable Pattern excluded,
+            boolean tinyInt1IsBoolean, TimePrecisionMode timeMode) {
+        Map<String, DataType> now = new LinkedHashMap<>();
+        Map<String, Boolean> known = new LinkedHashMap<>();
+        Array columns = after.getArray("columns");
+        if (columns != null) {
+            for (int i = 0; i < columns.size(); i++) {
+                Value v = columns.get(i);
+                if (v == null || !v.isDocument()) {
+                    continue;
+                }
+                Document c = v.asDocument();
+                String name = c.getString("name");
+                if (name == null || isExcluded(built, name, excluded)) {
+                    continue;
+                }
+                DataType type = flinkType(c, tinyInt1IsBoolean, timeMode);
+                now.put(name, type);
+                known.put(name, type != null);
+            }
+        }
+        List<String> droppedNames = new ArrayList<>();
+        for (Column c : built.columns()) {
+            if (!now.containsKey(c.name())) {
+                droppedNames.add(c.name());
+            }
+        }
+        List<String> addedNames = new ArrayList<>();
+        for (String n : now.keySet()) {
+            if (built.indexOf(n) < 0) {
+                addedNames.add(n);
+            }
+        }
+        List<Difference> out = new ArrayList<>();
+        Map<String, String> renames = renames(ddl);
+        for (Map.Entry<String, String> r : renames.entrySet()) {
+            if (droppedNames.contains(r.getKey()) && addedNames.contains(r.getValue())) {
+                out.add(Difference.renamed(r.getKey(), r.getValue()));
+                droppedNames.remove(r.getKey());
+                addedNames.remove(r.getValue());
+            }
+        }
+        droppedNames.forEach(n -> out.add(Difference.dropped(n)));
+        for (String n : addedNames) {
+            DataType t = now.get(n);
+            out.add(Difference.added(n, t == null ? null : t.getLogicalType(), t == null || t.getLogicalType().isNullable()));
+        }
+        for (Column c : built.columns()) {
+            DataType t = now.get(c.name());
+            if (t == null || !Boolean.TRUE.equals(known.get(c.name()))) {
+                continue; // dropped, or a type Inlet does not map (its rows fail on their own)
+            }
+            LogicalType was = c.type().getLogicalType();
+            LogicalType is = t.getLogicalType();
+            // A column that became NOT NULL takes every row it took before; anything else is a change.
+            boolean sameType = was.copy(true).equals(is.copy(true));
+            boolean nowNullable = is.isNullable() && !was.isNullable();
+            if (!sameType || nowNullable) {
+                out.add(Difference.retyped(c.name(), was, is));
+            }
+        }
+        return out;
+    }
+
+    private static boolean isExcluded(TableDescriptor t, String column, @Nullable Pattern excluded) {
+        return excluded != null
+                && excluded.matcher(t.tableId().database() + "." + t.tableId().table() + "." + column).matches();
+    }
+
+    /** Renamed columns named by the statement, old name to new. */
+    static Map<String, String> renames(@Nullable String ddl) {
+        Map<String, String> out = new LinkedHashMap<>();
+        if (ddl == null) {
+            return out;
+        }
+        Matcher m = RENAME.matcher(ddl);
+        while (m.find()) {
+            out.put(m.group(1), m.group(2));
+        }
+        m = CHANGE.matcher(ddl + " ");
+        while (m.find()) {
+            if (!m.group(1).equals(m.group(2))) {
+                out.put(m.group(1), m.group(2));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The Flink type Inlet maps a column to, from Debezium's description of it (type name, length,
+     * scale, optional), the way {@link MySqlTypes} maps {@code information_schema}; null when there
+     * is no mapping.
+     */
+    @Nullable
+    static DataType flinkType(Document column, boolean tinyInt1IsBoolean, TimePrecisionMode timeMode) {
+        String typeName = Objects.toString(column.getString("typeName"), "").trim();
+        String expression = Objects.toString(column.getString("typeExpression"), typeName);
+        String upper = (typeName + " " + expression).toUpperCase(Locale.ROOT);
+        boolean unsigned = upper.contains("UNSIGNED");
+        String base = typeName.toLowerCase(Locale.ROOT).split("[\\s(]")[0];
+        if (base.equals("double") && upper.contains("PRECISION")) {
+            base = "double";
+        }
+        Integer length = column.getInteger("length");
+        Integer scale = column.getInteger("scale");
+        String columnType = base + (length != null ? "(" + length + ")" : "") + (unsigned ? " unsigned" : "");
+        Long charLength = null;
+        Long precision = null;
+        Long datetime = null;
+        switch (base) {
+            case "char":
+            case "varchar":
+            case "binary":
+            case "varbinary":
+                charLength = length == null ? null : length.longValue();
+                break;
+            case "decimal":
+            case "numeric":
+            case "dec":
+            case "fixed":
+            case "bit":
+                precision = length == null ? null : length.longValue();
+                break;
+            case "time":
+            case "datetime":
+            case "timestamp":
+                datetime = length == null ? 0L : length.longValue();
+                break;
+            default:
+                break;
+        }
+        DataType type = MySqlTypes.toFlink(base, columnType, charLength, precision, scale == null ? null : scale.longValue(),
+                datetime, tinyInt1IsBoolean, timeMode);
+        if (type == null) {
+            return null;
+        }
+        Boolean optional = column.getBoolean("optional");
+        return optional != null && !optional ? type.notNull() : type;
+    }
+}

@@ -1,0 +1,234 @@
+package io.inlet.source.mysql.internal;
+
+import io.inlet.annotation.Internal;
+import io.inlet.core.event.ChangeEvent;
+
+import com.ververica.cdc.connectors.mysql.source.MySqlSource;
+import com.ververica.cdc.connectors.mysql.source.assigners.state.PendingSplitsState;
+import com.ververica.cdc.connectors.mysql.source.split.MySqlSplit;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.connector.source.Boundedness;
+import org.apache.flink.api.connector.source.ReaderOutput;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.api.connector.source.SourceEvent;
+import org.apache.flink.api.connector.source.SourceReader;
+import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.api.connector.source.SplitEnumerator;
+import org.apache.flink.api.connector.source.SplitEnumeratorContext;
+import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
+import org.apache.flink.core.io.InputStatus;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.EOFException;
+import java.net.SocketException;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+
+/**
+ * Flink CDC's {@link MySqlSource}, unchanged but watched: its readers say at WARN, when it happens,
+ * that the connection to MySQL was lost (Debezium reports it as a producer failure, the binlog
+ * client's own reconnects only through java.util.logging, which Flink's logging does not show).
+ * Splits, state and the enumerator are Flink CDC's own, so savepoints are the same.
+ */
+@Internal
+public final class WatchedMySqlSource implements Source<ChangeEvent, MySqlSplit, PendingSplitsState>, ResultTypeQueryable<ChangeEvent> {
+
+    private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(WatchedMySqlSource.class);
+
+    private final MySqlSource<ChangeEvent> delegate;
+    private final String where;
+
+    public WatchedMySqlSource(MySqlSource<ChangeEvent> delegate, String hostAndPort) {
+        this.delegate = delegate;
+        this.where = hostAndPort;
+    }
+
+    @Override
+    public Boundedness getBoundedness() {
+        return delegate.getBoundedness();
+    }
+
+    @Override
+    public SourceReader<ChangeEvent, MySqlSplit> createReader(SourceReaderContext readerContext) throws Exception {
+        BinlogClientLogs.install();
+        return new Reader(delegate.createReader(readerContext), where);
+    }
+
+    @Override
+    public SplitEnumerator<MySqlSplit, PendingSplitsState> createEnumerator(SplitEnumeratorContext<MySqlSplit> enumContext) {
+        return delegate.createEnumerator(enumContext);
+    }
+
+    @Override
+    public SplitEnumerator<MySqlSplit, PendingSplitsState> restoreEnumerator(
+            SplitEnumeratorContext<MySqlSplit> enumContext, PendingSplitsState checkpoint) {
+        return delegate.restoreEnumerator(enumContext, checkpoint);
+    }
+
+    @Override
+    public SimpleVersionedSerializer<MySqlSplit> getSplitSerializer() {
+        return delegate.getSplitSerializer();
+    }
+
+    @Override
+    public SimpleVersionedSerializer<PendingSplitsState> getEnumeratorCheckpointSerializer() {
+        return delegate.getEnumeratorCheckpointSerializer();
+    }
+
+    @Override
+    public TypeInformation<ChangeEvent> getProducedType() {
+        return delegate.getProducedType();
+    }
+
+    /** Whether a failure is a lost connection rather than a fault of the data. */
+    static boolean isConnectionLoss(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof EOFException || t instanceof SocketException || t instanceof java.net.ConnectException) {
+                return true;
+            }
+            String m = String.valueOf(t.getMessage()).toLowerCase(Locale.ROOT);
+            if (m.contains("communications link failure") || m.contains("connection reset") || m.contains("connection refused")
+                    || m.contains("failed to read next byte") || m.contains("connection closed")) {
+                return true;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return false;
+    }
+
+    /** Flink CDC's reader; a failure that is a lost connection is said at WARN before it fails the task. */
+    private static final class Reader implements SourceReader<ChangeEvent, MySqlSplit> {
+        private final SourceReader<ChangeEvent, MySqlSplit> delegate;
+        private final String where;
+
+        Reader(SourceReader<ChangeEvent, MySqlSplit> delegate, String where) {
+            this.delegate = delegate;
+            this.where = where;
+        }
+
+        private RuntimeException reported(RuntimeException e) {
+            if (isConnectionLoss(e)) {
+                LOG.warn("Lost the binlog connection to MySQL at {}: {}. The source fails over: Flink restarts it from its last"
+                        + " checkpoint (restart strategy), and it reconnects once the server answers again.", where, rootMessage(e));
+            }
+            return e;
+        }
+
+        @Override
+        public void start() {
+            delegate.start();
+        }
+
+        @Override
+        public InputStatus pollNext(ReaderOutput<ChangeEvent> output) throws Exception {
+            try {
+                return delegate.pollNext(output);
+            } catch (RuntimeException e) {
+                throw reported(e);
+            }
+        }
+
+        @Override
+        public List<MySqlSplit> snapshotState(long checkpointId) {
+            return delegate.snapshotState(checkpointId);
+        }
+
+        @Override
+        public CompletableFuture<Void> isAvailable() {
+            return delegate.isAvailable();
+        }
+
+        @Override
+        public void addSplits(List<MySqlSplit> splits) {
+            delegate.addSplits(splits);
+        }
+
+        @Override
+        public void notifyNoMoreSplits() {
+            delegate.notifyNoMoreSplits();
+        }
+
+        @Override
+        public void handleSourceEvents(SourceEvent sourceEvent) {
+            delegate.handleSourceEvents(sourceEvent);
+        }
+
+        @Override
+        public void notifyCheckpointComplete(long checkpointId) throws Exception {
+            delegate.notifyCheckpointComplete(checkpointId);
+        }
+
+        @Override
+        public void notifyCheckpointAborted(long checkpointId) throws Exception {
+            delegate.notifyCheckpointAborted(checkpointId);
+        }
+
+        @Override
+        public void pauseOrResumeSplits(Collection<String> splitsToPause, Collection<String> splitsToResume) {
+            delegate.pauseOrResumeSplits(splitsToPause, splitsToResume);
+        }
+
+        @Override
+        public void close() throws Exception {
+            delegate.close();
+        }
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getClass().getSimpleName() + (root.getMessage() == null ? "" : ": " + root.getMessage());
+    }
+
+    /** Forwards the binlog client's java.util.logging records to SLF4J, its reconnects at WARN. */
+    static final class BinlogClientLogs extends Handler {
+        private static final Logger BINLOG = LoggerFactory.getLogger("com.github.shyiko.mysql.binlog.BinaryLogClient");
+        private static final java.util.regex.Pattern LOST = java.util.regex.Pattern.compile("(?i)lost connection to (\\S+:\\d+)");
+        // Held: java.util.logging keeps loggers only weakly, and a collected one would come back without the handler.
+        private static java.util.logging.Logger jul;
+
+        static synchronized void install() {
+            if (jul != null) {
+                return;
+            }
+            jul = java.util.logging.Logger.getLogger("com.github.shyiko.mysql.binlog.BinaryLogClient");
+            jul.addHandler(new BinlogClientLogs());
+        }
+
+        @Override
+        public void publish(LogRecord record) {
+            String message = record.getMessage();
+            if (message == null) {
+                return;
+            }
+            int level = record.getLevel().intValue();
+            java.util.regex.Matcher lost = LOST.matcher(message);
+            if (lost.find()) {
+                BINLOG.warn("Lost the binlog connection to MySQL at {}: nothing arrived within the keep-alive interval"
+                        + " ('debezium.connect.keep.alive.interval.ms', 10 s by default); reconnecting ({}).", lost.group(1), message);
+            } else if (level >= java.util.logging.Level.WARNING.intValue()) {
+                BINLOG.warn(message, record.getThrown());
+            } else if (level >= java.util.logging.Level.INFO.intValue()) {
+                BINLOG.info(message);
+            }
+        }
+
+        @Override
+        public void flush() {}
+
+        @Override
+        public void close() {}
+    }
+}
