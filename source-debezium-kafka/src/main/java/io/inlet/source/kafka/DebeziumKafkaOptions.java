@@ -105,6 +105,24 @@ public final class DebeziumKafkaOptions {
             ConfigOptions.key("dead-letter.topic").stringType().noDefaultValue()
                     .withDescription("The topic that receives undecodable records, as they were, with headers inlet.error, inlet.topic, inlet.partition, inlet.offset.");
 
+    public static final ConfigOption<String> EXCLUDE_COLUMNS =
+            ConfigOptions.key("exclude-columns").stringType().noDefaultValue()
+                    .withDescription("Regular expression over 'database.table.column' (the table id the topic maps to) of columns"
+                            + " to leave out: they are skipped, never decoded, so a value in them cannot fail a record.");
+
+    public static final ConfigOption<String> TIME_PRECISION_MODE =
+            ConfigOptions.key("time.precision.mode").stringType().defaultValue("time")
+                    .withDescription("How TIME columns are typed: 'time' (Flink TIME; a value outside one day or with"
+                            + " microseconds is a bad record), 'microseconds' (BIGINT, signed microseconds: every value, exact) or"
+                            + " 'string' (MySQL's text form, e.g. '-838:59:59.999999').");
+
+    public static final ConfigOption<String> SCHEMA_CHANGE_BEHAVIOR =
+            ConfigOptions.key("schema-change.behavior").stringType().defaultValue("fail")
+                    .withDescription("What a record written with a value schema registered after the pipeline was built, whose"
+                            + " columns differ from the table's, does: 'fail' stops the job once, naming table, column, change and"
+                            + " schema id; 'ignore-added-columns' leaves added nullable columns out (logged, counted in"
+                            + " numSchemaChangesIgnored) and stops on every other change.");
+
     /** Prefix of Kafka client properties passed through, e.g. 'properties.security.protocol'. */
     public static final String PROPERTIES_PREFIX = "properties.";
 }

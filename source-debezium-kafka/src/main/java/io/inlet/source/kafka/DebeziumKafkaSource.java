@@ -3,12 +3,15 @@ package io.inlet.source.kafka;
 import io.inlet.annotation.PublicEvolving;
 import io.inlet.core.InletValidationException;
 import io.inlet.core.event.ChangeEvent;
+import io.inlet.core.source.SchemaChangeBehavior;
+import io.inlet.core.source.TimePrecisionMode;
 import io.inlet.core.spi.ChangeSource;
 import io.inlet.core.spi.SourceContext;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
 import io.inlet.source.kafka.internal.DeadLetterSerializer;
 import io.inlet.source.kafka.internal.DebeziumDecodeFunction;
+import io.inlet.source.kafka.internal.DebeziumRecordDecoder;
 import io.inlet.source.kafka.internal.EnvelopeSchemas;
 import io.inlet.source.kafka.internal.KafkaRawRecord;
 import io.inlet.source.kafka.internal.RawRecordDeserializer;
@@ -93,8 +96,12 @@ public final class DebeziumKafkaSource implements ChangeSource {
     private final String tableIdPattern;
     private final String tableIdReplacement;
     @Nullable private final String deadLetterTopic;
+    @Nullable private final String excludeColumns;
+    private final TimePrecisionMode timePrecisionMode;
+    private final SchemaChangeBehavior schemaChangeBehavior;
 
     private transient Map<String, TableDescriptor> tablesByTopic;
+    private transient Map<String, Integer> latestSchemaIds;
 
     private DebeziumKafkaSource(Builder b, RegistrySettings registry) {
         this.bootstrapServers = b.bootstrapServers;
@@ -112,6 +119,9 @@ public final class DebeziumKafkaSource implements ChangeSource {
         this.tableIdPattern = b.tableIdPattern;
         this.tableIdReplacement = b.tableIdReplacement;
         this.deadLetterTopic = "dead-letter".equals(b.badRecordAction) ? b.deadLetterTopic : null;
+        this.excludeColumns = b.excludeColumns;
+        this.timePrecisionMode = b.timePrecisionMode;
+        this.schemaChangeBehavior = b.schemaChangeBehavior;
     }
 
     public static Builder builder() {
@@ -128,11 +138,16 @@ public final class DebeziumKafkaSource implements ChangeSource {
         List<String> resolved = resolveTopics();
         SchemaRegistryClient client = new SchemaRegistryClient(registry);
         Pattern idPattern = Pattern.compile(tableIdPattern);
+        Pattern excluded = excludeColumns == null ? null : Pattern.compile(excludeColumns);
         List<String> problems = new ArrayList<>();
         Map<String, TableDescriptor> byTopic = new LinkedHashMap<>();
+        Map<String, Integer> latestIds = new LinkedHashMap<>();
         Map<TableId, String> topicOfTable = new HashMap<>();
+        String narrow = topicPattern == null ? "" : " It matched 'topic-pattern' = '" + topicPattern + "': if it is no change topic"
+                + " of the connector (a schema history, dead-letter or other application's topic), narrow 'topic-pattern' to the"
+                + " connector's topics, e.g. '" + Pattern.quote("dbserver1") + "\\..*'.";
         for (String topic : resolved) {
-            TableId id = tableId(idPattern, topic, problems);
+            TableId id = tableId(idPattern, topic, problems, narrow);
             if (id == null) {
                 continue;
             }
@@ -147,13 +162,15 @@ public final class DebeziumKafkaSource implements ChangeSource {
                 if (value.isEmpty()) {
                     problems.add("The schema registry at " + registry.describe() + " has no subject " + topic + "-value."
                             + " Inlet derives the table from the schema Debezium registered for the topic's values: has"
-                            + " anything been written to " + topic + " yet, with the topic-name subject strategy?");
+                            + " anything been written to " + topic + " yet, with the topic-name subject strategy?"
+                            + client.pathHint() + narrow);
                     continue;
                 }
                 Schema key = client.latest(topic + "-key").map(r -> r.schema).orElse(null);
-                byTopic.put(topic, EnvelopeSchemas.describe(id, topic, value.get().schema, key));
+                byTopic.put(topic, EnvelopeSchemas.describe(id, topic, value.get().schema, key, excluded, timePrecisionMode));
+                latestIds.put(topic, value.get().id);
             } catch (InletValidationException e) {
-                problems.addAll(e.problems());
+                e.problems().forEach(p -> problems.add(p + narrow));
             } catch (IOException e) {
                 throw new InletValidationException(
                         "Cannot read schemas from the schema registry at " + registry.describe() + ": " + e.getMessage()
@@ -165,17 +182,20 @@ public final class DebeziumKafkaSource implements ChangeSource {
             throw new InletValidationException(problems);
         }
         tablesByTopic = byTopic;
+        latestSchemaIds = latestIds;
         LOG.info("debezium-kafka reads {} topic(s) as tables: {}", byTopic.size(),
                 byTopic.entrySet().stream().map(e -> e.getKey() + " -> " + e.getValue().tableId()).collect(Collectors.joining(", ")));
         return new ArrayList<>(byTopic.values());
     }
 
     @Nullable
-    private TableId tableId(Pattern pattern, String topic, List<String> problems) {
+    private TableId tableId(Pattern pattern, String topic, List<String> problems, String narrow) {
         Matcher m = pattern.matcher(topic);
         if (!m.matches()) {
             problems.add("Topic " + topic + " does not match 'table-id.pattern' = '" + tableIdPattern + "' (whole name)."
-                    + " Set 'table-id.pattern' and 'table-id.replacement' for its naming, e.g. '(.*)' and 'default.$1'.");
+                    + (narrow.isEmpty()
+                            ? " Set 'table-id.pattern' and 'table-id.replacement' for its naming, e.g. '(.*)' and 'default.$1'."
+                            : narrow + " If it is one, set 'table-id.pattern' and 'table-id.replacement' for its naming."));
             return null;
         }
         StringBuffer sb = new StringBuffer();
@@ -206,13 +226,19 @@ public final class DebeziumKafkaSource implements ChangeSource {
         }
         if (topicPattern != null) {
             Pattern pat = Pattern.compile(topicPattern);
-            List<String> matched = existing.stream().filter(t -> pat.matcher(t).matches()).sorted().collect(Collectors.toList());
+            // Never Inlet's own dead-letter topic: its records are the ones that could not be read.
+            List<String> matched = existing.stream().filter(t -> pat.matcher(t).matches()).filter(t -> !t.equals(deadLetterTopic))
+                    .sorted().collect(Collectors.toList());
             if (matched.isEmpty()) {
                 throw new InletValidationException(
                         "No topic of the Kafka cluster at " + bootstrapServers + " matches 'topic-pattern' = '" + topicPattern
                                 + "' (whole name). Topics: " + new TreeSet<>(existing) + ".");
             }
             return matched;
+        }
+        if (deadLetterTopic != null && topics.contains(deadLetterTopic)) {
+            throw new InletValidationException("'topic' names the dead-letter topic " + deadLetterTopic + ", where this source sets"
+                    + " aside the records it cannot read. Read another topic, or set another 'dead-letter.topic'.");
         }
         List<String> missing = topics.stream().filter(t -> !existing.contains(t)).collect(Collectors.toList());
         if (!missing.isEmpty()) {
@@ -253,7 +279,9 @@ public final class DebeziumKafkaSource implements ChangeSource {
         raw.uid(context.uid("kafka-reader"));
         OutputTag<KafkaRawRecord> dlq = deadLetterTopic == null ? null : new OutputTag<>("dead-letters", KafkaRawRecord.TYPE);
         SingleOutputStreamOperator<ChangeEvent> events =
-                raw.process(new DebeziumDecodeFunction(registry, byTopic, dlq), context.typeInfo())
+                raw.process(new DebeziumDecodeFunction(registry, byTopic,
+                                new DebeziumRecordDecoder.Settings(latestSchemaIds, excludeColumns, timePrecisionMode, schemaChangeBehavior),
+                                dlq), context.typeInfo())
                         .name("Debezium Avro decoder")
                         .uid(context.uid("decoder"))
                         .setParallelism(raw.getParallelism());
@@ -344,8 +372,29 @@ public final class DebeziumKafkaSource implements ChangeSource {
         private String tableIdReplacement = DebeziumKafkaOptions.TABLE_ID_REPLACEMENT.defaultValue();
         private String badRecordAction = DebeziumKafkaOptions.BAD_RECORD_ACTION.defaultValue();
         @Nullable private String deadLetterTopic;
+        @Nullable private String excludeColumns;
+        private TimePrecisionMode timePrecisionMode = TimePrecisionMode.TIME;
+        private SchemaChangeBehavior schemaChangeBehavior = SchemaChangeBehavior.FAIL;
 
         private Builder() {}
+
+        /** Columns to leave out, never decoded: a regular expression over {@code database.table.column} (the table id). */
+        public Builder excludeColumns(String regex) {
+            this.excludeColumns = regex;
+            return this;
+        }
+
+        /** How TIME columns (Debezium's MicroTime, Time, NanoTime) are typed; see {@link TimePrecisionMode}. */
+        public Builder timePrecisionMode(TimePrecisionMode mode) {
+            this.timePrecisionMode = Objects.requireNonNull(mode);
+            return this;
+        }
+
+        /** What a writer schema registered after the pipeline was built that changes a table does; see {@link SchemaChangeBehavior}. */
+        public Builder schemaChangeBehavior(SchemaChangeBehavior behavior) {
+            this.schemaChangeBehavior = Objects.requireNonNull(behavior);
+            return this;
+        }
 
         public Builder bootstrapServers(String servers) {
             this.bootstrapServers = servers;
@@ -471,6 +520,9 @@ public final class DebeziumKafkaSource implements ChangeSource {
                 checkRegex(problems, "topic-pattern", topicPattern);
             }
             checkRegex(problems, "table-id.pattern", tableIdPattern);
+            if (excludeColumns != null) {
+                checkRegex(problems, "exclude-columns", excludeColumns);
+            }
             if (registryUrl == null || registryUrl.trim().isEmpty()) {
                 problems.add("Set 'debezium-avro-confluent.url' to the schema registry, e.g. http://registry:8081.");
             }

@@ -1,6 +1,8 @@
 package io.inlet.source.kafka;
 
 import io.inlet.annotation.PublicEvolving;
+import io.inlet.core.source.SchemaChangeBehavior;
+import io.inlet.core.source.TimePrecisionMode;
 import io.inlet.core.spi.ChangeSource;
 import io.inlet.core.spi.ChangeSourceFactory;
 
@@ -34,7 +36,8 @@ public final class DebeziumKafkaSourceFactory implements ChangeSourceFactory {
                 SCAN_STARTUP_SPECIFIC_OFFSETS, SCAN_BOUNDED_MODE, SCAN_BOUNDED_TIMESTAMP_MILLIS, SCAN_BOUNDED_SPECIFIC_OFFSETS,
                 REGISTRY_BASIC_AUTH_USER_INFO, REGISTRY_TRUSTSTORE_LOCATION, REGISTRY_TRUSTSTORE_PASSWORD,
                 REGISTRY_KEYSTORE_LOCATION, REGISTRY_KEYSTORE_PASSWORD, REGISTRY_MAX_RETRIES, REGISTRY_TIMEOUT,
-                TABLE_ID_PATTERN, TABLE_ID_REPLACEMENT, BAD_RECORD_ACTION, DEAD_LETTER_TOPIC);
+                TABLE_ID_PATTERN, TABLE_ID_REPLACEMENT, BAD_RECORD_ACTION, DEAD_LETTER_TOPIC, EXCLUDE_COLUMNS, TIME_PRECISION_MODE,
+                SCHEMA_CHANGE_BEHAVIOR);
     }
 
     @Override
@@ -64,6 +67,9 @@ public final class DebeziumKafkaSourceFactory implements ChangeSourceFactory {
         o.getOptional(REGISTRY_TRUSTSTORE_LOCATION).ifPresent(l -> b.registryTrustStore(l, o.getOptional(REGISTRY_TRUSTSTORE_PASSWORD).orElse(null)));
         o.getOptional(REGISTRY_KEYSTORE_LOCATION).ifPresent(l -> b.registryKeyStore(l, o.getOptional(REGISTRY_KEYSTORE_PASSWORD).orElse(null)));
         o.getOptional(DEAD_LETTER_TOPIC).ifPresent(b::deadLetterTopic);
+        o.getOptional(EXCLUDE_COLUMNS).ifPresent(b::excludeColumns);
+        b.timePrecisionMode(TimePrecisionMode.of(o.get(TIME_PRECISION_MODE)));
+        b.schemaChangeBehavior(SchemaChangeBehavior.of(o.get(SCHEMA_CHANGE_BEHAVIOR)));
         if (context.rawOptions().containsKey(BAD_RECORD_ACTION.key())) {
             b.badRecordAction(o.get(BAD_RECORD_ACTION));
         }

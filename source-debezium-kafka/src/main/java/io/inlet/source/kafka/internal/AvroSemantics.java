@@ -50,7 +50,13 @@ public final class AvroSemantics {
         ZONED_TIMESTAMP,
         DECIMAL,
         VARIABLE_SCALE_DECIMAL,
-        BITS
+        BITS,
+        /**
+         * A MySQL BIGINT UNSIGNED that Debezium's default {@code bigint.unsigned.handling.mode=long}
+         * wrote as a signed long (values above 2^63-1 wrap to negative): known from the source column
+         * type the connector propagates ({@code column.propagate.source.type}), read back exactly.
+         */
+        UINT64
     }
 
     /** A field's meaning: its kind, nullability and the parameters some kinds need. */
@@ -136,6 +142,10 @@ public final class AvroSemantics {
                 if ("io.debezium.time.NanoTime".equals(connectName)) {
                     return new Meaning(Kind.TIME_NANOS, nullable, s, 0, 0, 0);
                 }
+                String sourceType = connectParameters(s).get("__debezium.source.column.type");
+                if (sourceType != null && sourceType.toUpperCase(java.util.Locale.ROOT).matches("BIGINT\\b.*\\bUNSIGNED\\b.*")) {
+                    return new Meaning(Kind.UINT64, nullable, s, 20, 0, 0);
+                }
                 return new Meaning(Kind.INT64, nullable, s, 0, 0, 0);
             case FLOAT:
                 return new Meaning(Kind.FLOAT, nullable, s, 0, 0, 0);
@@ -178,14 +188,29 @@ public final class AvroSemantics {
         }
     }
 
+    /** The Kafka Connect parameters of a (non-null) field schema, e.g. {@code __debezium.source.column.length}. */
     @SuppressWarnings("unchecked")
-    private static Map<String, String> connectParameters(Schema s) {
+    static Map<String, String> connectParameters(Schema s) {
         Object p = s.getObjectProp("connect.parameters");
         return p instanceof Map ? (Map<String, String>) p : Map.of();
     }
 
-    /** The Flink type that holds every value of a meaning (nullable when the field is). */
+    /** The Flink type that holds every value of a meaning (nullable when the field is), TIME as Flink's TIME. */
     public static DataType flinkType(Meaning m) {
+        return flinkType(m, io.inlet.core.source.TimePrecisionMode.TIME);
+    }
+
+    /** Whether the meaning is a MySQL TIME (a duration of microseconds, milliseconds or nanoseconds). */
+    public static boolean isTime(Meaning m) {
+        return m.kind == Kind.TIME_MILLIS || m.kind == Kind.TIME_MICROS || m.kind == Kind.TIME_NANOS;
+    }
+
+    /** The Flink type that holds every value of a meaning, TIME typed as {@code time.precision.mode} says. */
+    public static DataType flinkType(Meaning m, io.inlet.core.source.TimePrecisionMode timeMode) {
+        if (isTime(m) && timeMode != io.inlet.core.source.TimePrecisionMode.TIME) {
+            DataType t = timeMode.flinkType(6);
+            return m.nullable ? t : t.notNull();
+        }
         DataType t;
         switch (m.kind) {
             case BOOLEAN:
@@ -202,6 +227,9 @@ public final class AvroSemantics {
                 break;
             case INT64:
                 t = DataTypes.BIGINT();
+                break;
+            case UINT64:
+                t = DataTypes.DECIMAL(20, 0);
                 break;
             case FLOAT:
                 t = DataTypes.FLOAT();

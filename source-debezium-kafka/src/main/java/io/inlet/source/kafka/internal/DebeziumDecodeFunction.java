@@ -1,6 +1,7 @@
 package io.inlet.source.kafka.internal;
 
 import io.inlet.annotation.Internal;
+import io.inlet.core.InletStopException;
 import io.inlet.core.event.ChangeEvent;
 import io.inlet.core.table.TableDescriptor;
 
@@ -29,6 +30,7 @@ public final class DebeziumDecodeFunction extends ProcessFunction<KafkaRawRecord
 
     private final RegistrySettings registry;
     private final HashMap<String, TableDescriptor> tablesByTopic;
+    private final DebeziumRecordDecoder.Settings settings;
     @Nullable private final OutputTag<KafkaRawRecord> deadLetters;
 
     private transient DebeziumRecordDecoder decoder;
@@ -37,19 +39,21 @@ public final class DebeziumDecodeFunction extends ProcessFunction<KafkaRawRecord
     private transient Counter schemaChanges;
 
     public DebeziumDecodeFunction(
-            RegistrySettings registry, Map<String, TableDescriptor> tablesByTopic, @Nullable OutputTag<KafkaRawRecord> deadLetters) {
+            RegistrySettings registry, Map<String, TableDescriptor> tablesByTopic, DebeziumRecordDecoder.Settings settings,
+            @Nullable OutputTag<KafkaRawRecord> deadLetters) {
         this.registry = registry;
         this.tablesByTopic = new HashMap<>(tablesByTopic);
+        this.settings = settings;
         this.deadLetters = deadLetters;
     }
 
     @Override
     public void open(Configuration parameters) {
-        decoder = new DebeziumRecordDecoder(new SchemaRegistryClient(registry), tablesByTopic);
+        decoder = new DebeziumRecordDecoder(new SchemaRegistryClient(registry), tablesByTopic, settings);
         MetricGroup g = getRuntimeContext().getMetricGroup().addGroup("inlet");
         tombstones = g.counter("numTombstonesSkipped");
         badRecords = g.counter("numBadRecords");
-        schemaChanges = g.counter("numSchemaChangesReported");
+        schemaChanges = g.counter("numSchemaChangesIgnored");
     }
 
     @Override
@@ -65,13 +69,14 @@ public final class DebeziumDecodeFunction extends ProcessFunction<KafkaRawRecord
                 ctx.output(deadLetters, raw.withError(reason));
                 return;
             }
-            throw new IllegalArgumentException(
+            // The record fails the same way after every restart: stop the job instead of restarting it forever.
+            throw new InletStopException(
                     "Cannot decode the Debezium record at " + raw.where() + " (table " + decoder.table(raw.topic).tableId() + "): " + reason
-                            + ". Fix the producer, or set 'bad-record.action' = 'dead-letter' and 'dead-letter.topic' to set such"
-                            + " records aside.",
+                            + ". The record fails the same way on every restart, so the job stops. Fix the producer, or set"
+                            + " 'bad-record.action' = 'dead-letter' and 'dead-letter.topic' to set such records aside.",
                     e.getCause());
         } finally {
-            long reported = decoder.schemaChangesReported();
+            long reported = decoder.schemaChangesIgnored();
             if (reported > schemaChanges.getCount()) {
                 schemaChanges.inc(reported - schemaChanges.getCount());
             }

@@ -1,9 +1,14 @@
 package io.inlet.source.kafka.internal;
 
 import io.inlet.annotation.Internal;
+import io.inlet.core.InletStopException;
 import io.inlet.core.event.ChangeEvent;
+import io.inlet.core.event.RowKeys;
 import io.inlet.core.event.SourcePosition;
+import io.inlet.core.source.SchemaChangeBehavior;
+import io.inlet.core.source.TimePrecisionMode;
 import io.inlet.core.table.TableDescriptor;
+import io.inlet.core.table.TableId;
 
 import org.apache.avro.Schema;
 import org.apache.avro.io.BinaryDecoder;
@@ -18,8 +23,11 @@ import org.slf4j.LoggerFactory;
 import javax.annotation.Nullable;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * Decodes Debezium envelopes in the Confluent wire format (magic byte 0, a 4-byte schema id, Avro
@@ -50,16 +58,54 @@ public final class DebeziumRecordDecoder {
         }
     }
 
+    /** How the decoder treats what it reads; fixed when the job is built. */
+    public static final class Settings implements java.io.Serializable {
+        private static final long serialVersionUID = 1L;
+
+        final HashMap<String, Integer> latestSchemaIds;
+        @Nullable final String excludeColumns;
+        final TimePrecisionMode timeMode;
+        final SchemaChangeBehavior schemaChanges;
+
+        /**
+         * @param latestSchemaIds per topic, the id of the newest value schema when the pipeline was
+         *     built (the table's shape); records with a newer id are checked for a schema change
+         */
+        public Settings(Map<String, Integer> latestSchemaIds, @Nullable String excludeColumns, TimePrecisionMode timeMode,
+                SchemaChangeBehavior schemaChanges) {
+            this.latestSchemaIds = new HashMap<>(latestSchemaIds);
+            this.excludeColumns = excludeColumns;
+            this.timeMode = timeMode;
+            this.schemaChanges = schemaChanges;
+        }
+
+        /** Every schema id as the table's shape (tests and benchmarks of decoding alone). */
+        public static Settings lenient() {
+            return new Settings(Map.of(), null, TimePrecisionMode.TIME, SchemaChangeBehavior.FAIL);
+        }
+    }
+
     private final SchemaRegistryClient client;
     private final Map<String, TableDescriptor> tablesByTopic;
+    private final Settings settings;
+    private final Pattern excluded;
     private final Map<String, Map<Integer, EnvelopeDecoder>> decoders = new HashMap<>();
+    private final Map<TableId, RowKeys> keys = new HashMap<>();
     private final EnvelopeDecoder.Envelope envelope = new EnvelopeDecoder.Envelope();
     private BinaryDecoder decoder;
     private long schemaChanges;
+    @Nullable private KafkaRawRecord currentRecord;
 
     public DebeziumRecordDecoder(SchemaRegistryClient client, Map<String, TableDescriptor> tablesByTopic) {
+        this(client, tablesByTopic, Settings.lenient());
+    }
+
+    public DebeziumRecordDecoder(SchemaRegistryClient client, Map<String, TableDescriptor> tablesByTopic, Settings settings) {
         this.client = client;
         this.tablesByTopic = new HashMap<>(tablesByTopic);
+        this.settings = settings;
+        this.excluded = settings.excludeColumns == null ? null : Pattern.compile(settings.excludeColumns);
+        tablesByTopic.values().forEach(t -> keys.put(t.tableId(), RowKeys.of(t)));
     }
 
     /** The table a topic's records belong to. */
@@ -71,8 +117,8 @@ public final class DebeziumRecordDecoder {
         return table;
     }
 
-    /** Writer schemas seen so far that add columns the table lacks (each reported once, in the log). */
-    public long schemaChangesReported() {
+    /** Writer schemas seen so far whose added columns 'ignore-added-columns' left out (each reported once, in the log). */
+    public long schemaChangesIgnored() {
         return schemaChanges;
     }
 
@@ -97,6 +143,7 @@ public final class DebeziumRecordDecoder {
             throw new BadRecord("the value starts with the byte " + (v[0] & 0xFF) + ", not the Confluent wire format's magic byte 0", null);
         }
         int id = ((v[1] & 0xFF) << 24) | ((v[2] & 0xFF) << 16) | ((v[3] & 0xFF) << 8) | (v[4] & 0xFF);
+        currentRecord = raw;
         EnvelopeDecoder plan = decoderFor(raw.topic, id, table);
         decoder = DecoderFactory.get().binaryDecoder(v, 5, v.length - 5, decoder);
         try {
@@ -113,7 +160,7 @@ public final class DebeziumRecordDecoder {
             return Outcome.TOMBSTONE; // an Avro null in place of the envelope: no change, like a tombstone
         }
         long ts = envelope.sourceTimestamp > 0 ? envelope.sourceTimestamp : raw.timestamp;
-        SourcePosition position = SourcePosition.kafka(raw.topic, raw.partition, raw.offset);
+        SourcePosition position = position(raw);
         int version = table.schemaVersion();
         switch (envelope.op) {
             case 'c':
@@ -123,8 +170,10 @@ public final class DebeziumRecordDecoder {
             case 'u':
                 GenericRowData after = require(envelope.after, "after", id);
                 GenericRowData before = envelope.before != null ? envelope.before : keyOnly(after, table);
-                before.setRowKind(RowKind.UPDATE_BEFORE);
-                after.setRowKind(RowKind.UPDATE_AFTER);
+                boolean sameKey = keys.get(table.tableId()).sameKey(before, after);
+                // A changed key: a delete of the old key and an insert of the new one, for sinks that upsert by key.
+                before.setRowKind(sameKey ? RowKind.UPDATE_BEFORE : RowKind.DELETE);
+                after.setRowKind(sameKey ? RowKind.UPDATE_AFTER : RowKind.INSERT);
                 out.collect(ChangeEvent.of(table.tableId(), version, before, ts, position));
                 out.collect(ChangeEvent.of(table.tableId(), version, after, ts, position));
                 break;
@@ -139,6 +188,26 @@ public final class DebeziumRecordDecoder {
                 throw new BadRecord("the op '" + (envelope.op == 0 ? "" : String.valueOf(envelope.op)) + "' is none of c, r, u, d", null);
         }
         return Outcome.DECODED;
+    }
+
+    /**
+     * Where the change was: the Kafka record, ordered by the change's place in the database's log
+     * where the Debezium source block says it (MySQL's binlog file, position and row; PostgreSQL's
+     * LSN), so that a record delivered twice orders as the change it holds; by the offset otherwise.
+     * Snapshot rows order just before the log position their snapshot started at.
+     */
+    private SourcePosition position(KafkaRawRecord raw) {
+        EnvelopeDecoder.Envelope e = envelope;
+        if (e.sourceFile != null && !e.sourceFile.isEmpty() && e.sourcePosition >= 0) {
+            long order = e.snapshot
+                    ? SourcePosition.binlogOrder(e.sourceFile, e.sourcePosition, 0) - 1
+                    : SourcePosition.binlogOrder(e.sourceFile, e.sourcePosition, e.sourceRow);
+            return SourcePosition.kafka(raw.topic, raw.partition, raw.offset, order);
+        }
+        if (e.sourceLsn > 0) {
+            return SourcePosition.kafka(raw.topic, raw.partition, raw.offset, e.snapshot ? e.sourceLsn - 1 : e.sourceLsn);
+        }
+        return SourcePosition.kafka(raw.topic, raw.partition, raw.offset);
     }
 
     private static GenericRowData require(@Nullable GenericRowData row, String which, int id) throws BadRecord {
@@ -160,6 +229,17 @@ public final class DebeziumRecordDecoder {
         return before;
     }
 
+    static final String SCHEMA_WHAT_TO_DO =
+            " Inlet follows no schema change in a running job yet, so the job stops before any row of the new shape is"
+                    + " written (restarting would meet the change again). To go on: bring the lake table to the new shape"
+                    + " (Iceberg: ALTER TABLE ... ADD/DROP/ALTER COLUMN), then start the job again from its last checkpoint;"
+                    + " records of older schema ids are read in their old shape. Or set 'schema-change.behavior' ="
+                    + " 'ignore-added-columns' to leave added nullable columns out.";
+
+    private String where(String topic) {
+        return currentRecord == null ? "topic " + topic : currentRecord.where();
+    }
+
     private EnvelopeDecoder decoderFor(String topic, int id, TableDescriptor table) throws BadRecord, IOException {
         Map<Integer, EnvelopeDecoder> byId = decoders.computeIfAbsent(topic, t -> new HashMap<>());
         EnvelopeDecoder d = byId.get(id);
@@ -172,17 +252,30 @@ public final class DebeziumRecordDecoder {
         } catch (SchemaRegistryClient.NotFoundException e) {
             throw new BadRecord("the schema registry has no schema id " + id, e);
         }
+        Integer latest = settings.latestSchemaIds.get(topic);
+        if (latest != null && id > latest) {
+            // A writer schema registered after the pipeline was built: its rows must have the table's shape.
+            List<String> addedNullable = new ArrayList<>();
+            List<String> differences = EnvelopeSchemas.differences(writer, table, excluded, settings.timeMode, addedNullable);
+            List<String> blocking = new ArrayList<>(differences);
+            if (settings.schemaChanges == SchemaChangeBehavior.IGNORE_ADDED_COLUMNS) {
+                blocking.removeAll(addedNullable);
+            }
+            if (!blocking.isEmpty()) {
+                throw new InletStopException("Table " + table.tableId() + " changed in the source: " + String.join(", ", blocking)
+                        + " (topic " + topic + ", schema id " + id + ", registered after the pipeline was built from schema id "
+                        + latest + "; first seen at " + where(topic) + ")." + SCHEMA_WHAT_TO_DO);
+            }
+            if (!differences.isEmpty()) {
+                schemaChanges++;
+                LOG.warn("Schema id {} of topic {}: {}. 'schema-change.behavior' = 'ignore-added-columns' leaves them out.",
+                        id, topic, differences);
+            }
+        }
         try {
-            d = new EnvelopeDecoder(writer, table);
+            d = new EnvelopeDecoder(writer, table, excluded, settings.timeMode);
         } catch (IllegalArgumentException e) {
             throw new BadRecord("schema id " + id + " cannot be read as table " + table.tableId() + ": " + e.getMessage(), e);
-        }
-        if (!d.addedColumns().isEmpty()) {
-            schemaChanges++;
-            LOG.warn(
-                    "Schema id {} of topic {} has columns {} that table {} does not have; they are not captured until the"
-                            + " pipeline is rebuilt with the new schema.",
-                    id, topic, d.addedColumns(), table.tableId());
         }
         byId.put(id, d);
         return d;

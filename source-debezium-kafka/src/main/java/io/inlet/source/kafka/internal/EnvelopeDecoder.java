@@ -4,6 +4,8 @@ import io.inlet.annotation.Internal;
 import io.inlet.core.table.Column;
 import io.inlet.core.table.TableDescriptor;
 
+import io.inlet.core.source.TimePrecisionMode;
+
 import org.apache.avro.Schema;
 import org.apache.avro.io.BinaryDecoder;
 import org.apache.flink.table.data.DecimalData;
@@ -25,6 +27,10 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+import javax.annotation.Nullable;
 
 /**
  * Decodes the Avro binary body of one Debezium envelope, written with one writer schema, straight
@@ -46,6 +52,16 @@ public final class EnvelopeDecoder {
         public GenericRowData after;
         /** source.ts_ms, else the envelope's ts_ms, else -1. */
         public long sourceTimestamp;
+        /** The MySQL binlog file of the change (source.file), or null. */
+        public String sourceFile;
+        /** source.pos, or -1. */
+        public long sourcePosition;
+        /** source.row, or 0. */
+        public int sourceRow;
+        /** PostgreSQL's source.lsn, or -1. */
+        public long sourceLsn;
+        /** Whether source.snapshot says the row was read in a snapshot. */
+        public boolean snapshot;
     }
 
     private interface FieldReader {
@@ -73,6 +89,14 @@ public final class EnvelopeDecoder {
      *     cannot be read as the table's type
      */
     public EnvelopeDecoder(Schema writerValue, TableDescriptor table) {
+        this(writerValue, table, null, TimePrecisionMode.TIME);
+    }
+
+    /**
+     * @param excluded columns left out ({@code exclude-columns} over {@code database.table.column}):
+     *     skipped, never converted
+     */
+    public EnvelopeDecoder(Schema writerValue, TableDescriptor table, @Nullable Pattern excluded, TimePrecisionMode timeMode) {
         Schema writer = EnvelopeSchemas.envelopeRecord(writerValue);
         envelopeBranch = writerValue.getType() == Schema.Type.UNION ? writerValue.getTypes().indexOf(writer) : -1;
         if (writer.getType() != Schema.Type.RECORD || writer.getField("op") == null
@@ -93,11 +117,11 @@ public final class EnvelopeDecoder {
             switch (f.name()) {
                 case "before":
                     envelopeRoles[i] = BEFORE;
-                    b = new RowPlan(f.schema(), table, added);
+                    b = new RowPlan(f.schema(), table, added, excluded, timeMode);
                     break;
                 case "after":
                     envelopeRoles[i] = AFTER;
-                    a = new RowPlan(f.schema(), table, added);
+                    a = new RowPlan(f.schema(), table, added, excluded, timeMode);
                     break;
                 case "op":
                     envelopeRoles[i] = OP;
@@ -136,6 +160,11 @@ public final class EnvelopeDecoder {
         }
         long envelopeTs = -1;
         long sourceTs = -1;
+        out.sourceFile = null;
+        out.sourcePosition = -1;
+        out.sourceRow = 0;
+        out.sourceLsn = -1;
+        out.snapshot = false;
         for (int i = 0; i < envelopeRoles.length; i++) {
             switch (envelopeRoles[i]) {
                 case BEFORE:
@@ -149,7 +178,7 @@ public final class EnvelopeDecoder {
                     out.op = op == null || op.isEmpty() ? 0 : op.charAt(0);
                     break;
                 case SOURCE:
-                    sourceTs = sourcePlan.read(in);
+                    sourceTs = sourcePlan.read(in, out);
                     break;
                 case TS:
                     Object ts = readNullableLong(in, envelopeFields[i]);
@@ -188,12 +217,20 @@ public final class EnvelopeDecoder {
         return in.readLong();
     }
 
-    /** Reads the source block's ts_ms, skipping the rest. */
+    /** Reads the source block's time and position (ts_ms; file, pos, row or lsn; snapshot), skipping the rest. */
     private static final class SourcePlan {
+        private static final int OTHER = 0;
+        private static final int TS_MS = 1;
+        private static final int FILE = 2;
+        private static final int POS = 3;
+        private static final int ROW = 4;
+        private static final int LSN = 5;
+        private static final int SNAPSHOT = 6;
+
         private final boolean union;
         private final int recordBranch;
         private final Schema[] fields;
-        private final int tsField;
+        private final int[] roles;
 
         SourcePlan(Schema schema) {
             Schema record = schema;
@@ -210,30 +247,103 @@ public final class EnvelopeDecoder {
             this.recordBranch = branch;
             List<Schema.Field> fs = record.getType() == Schema.Type.RECORD ? record.getFields() : List.of();
             this.fields = new Schema[fs.size()];
-            int ts = -1;
+            this.roles = new int[fs.size()];
             for (int i = 0; i < fs.size(); i++) {
                 fields[i] = fs.get(i).schema();
-                if (fs.get(i).name().equals("ts_ms")) {
-                    ts = i;
-                }
+                roles[i] = role(fs.get(i).name(), fields[i]);
             }
-            this.tsField = ts;
         }
 
-        long read(BinaryDecoder in) throws IOException {
+        /** What a source field is, when it has the type Debezium gives it; anything else is skipped. */
+        private static int role(String name, Schema s) {
+            Schema.Type t = nonNull(s).getType();
+            switch (name) {
+                case "ts_ms":
+                    return t == Schema.Type.LONG ? TS_MS : OTHER;
+                case "file":
+                    return t == Schema.Type.STRING ? FILE : OTHER;
+                case "pos":
+                    return t == Schema.Type.LONG ? POS : OTHER;
+                case "row":
+                    return t == Schema.Type.INT || t == Schema.Type.LONG ? ROW : OTHER;
+                case "lsn":
+                    return t == Schema.Type.LONG ? LSN : OTHER;
+                case "snapshot":
+                    return t == Schema.Type.STRING || t == Schema.Type.ENUM || t == Schema.Type.BOOLEAN ? SNAPSHOT : OTHER;
+                default:
+                    return OTHER;
+            }
+        }
+
+        private static Schema nonNull(Schema s) {
+            if (s.getType() == Schema.Type.UNION) {
+                for (Schema b : s.getTypes()) {
+                    if (b.getType() != Schema.Type.NULL) {
+                        return b;
+                    }
+                }
+            }
+            return s;
+        }
+
+        long read(BinaryDecoder in, Envelope out) throws IOException {
             if (union && in.readIndex() != recordBranch) {
                 return -1;
             }
             long ts = -1;
             for (int i = 0; i < fields.length; i++) {
-                if (i == tsField) {
-                    Object v = readNullableLong(in, fields[i]);
-                    ts = v == null ? -1 : (Long) v;
-                } else {
-                    Skipper.skip(fields[i], in);
+                switch (roles[i]) {
+                    case TS_MS:
+                        {
+                            Object v = readNullableLong(in, fields[i]);
+                            ts = v == null ? -1 : (Long) v;
+                            break;
+                        }
+                    case FILE:
+                        out.sourceFile = readNullableString(in, fields[i]);
+                        break;
+                    case POS:
+                        {
+                            Object v = readNullableLong(in, fields[i]);
+                            out.sourcePosition = v == null ? -1 : (Long) v;
+                            break;
+                        }
+                    case ROW:
+                        {
+                            Object v = readNullableLong(in, fields[i]);
+                            out.sourceRow = v == null ? 0 : ((Long) v).intValue();
+                            break;
+                        }
+                    case LSN:
+                        {
+                            Object v = readNullableLong(in, fields[i]);
+                            out.sourceLsn = v == null ? -1 : (Long) v;
+                            break;
+                        }
+                    case SNAPSHOT:
+                        out.snapshot = isSnapshot(in, fields[i]);
+                        break;
+                    default:
+                        Skipper.skip(fields[i], in);
                 }
             }
             return ts;
+        }
+
+        /** Debezium's source.snapshot: "true", "first", "last", ... in a snapshot; "false" or null otherwise. */
+        private static boolean isSnapshot(BinaryDecoder in, Schema s) throws IOException {
+            Schema b = s;
+            if (s.getType() == Schema.Type.UNION) {
+                b = s.getTypes().get(in.readIndex());
+                if (b.getType() == Schema.Type.NULL) {
+                    return false;
+                }
+            }
+            if (b.getType() == Schema.Type.BOOLEAN) {
+                return in.readBoolean();
+            }
+            String v = readString(in, b);
+            return !v.isEmpty() && !"false".equalsIgnoreCase(v);
         }
     }
 
@@ -246,7 +356,7 @@ public final class EnvelopeDecoder {
         private final FieldReader[] readers;
         private final Schema[] skips;
 
-        RowPlan(Schema schema, TableDescriptor table, List<String> added) {
+        RowPlan(Schema schema, TableDescriptor table, List<String> added, @Nullable Pattern excluded, TimePrecisionMode timeMode) {
             Schema record = schema;
             int branch = -1;
             if (schema.getType() == Schema.Type.UNION) {
@@ -274,13 +384,15 @@ public final class EnvelopeDecoder {
                 targets[i] = pos;
                 if (pos < 0) {
                     skips[i] = f.schema();
-                    added.add(f.name());
+                    if (!EnvelopeSchemas.isExcluded(table.tableId(), f.name(), excluded)) {
+                        added.add(f.name());
+                    }
                     continue;
                 }
                 covered[pos] = true;
                 Column col = table.columns().get(pos);
                 try {
-                    readers[i] = reader(f.schema(), col.type().getLogicalType());
+                    readers[i] = reader(f.schema(), col.type().getLogicalType(), timeMode);
                 } catch (IllegalArgumentException e) {
                     throw new IllegalArgumentException("column '" + f.name() + "': " + e.getMessage(), e);
                 }
@@ -311,9 +423,9 @@ public final class EnvelopeDecoder {
 
     // ------------------------------------------------------------------ field readers
 
-    private static FieldReader reader(Schema fieldSchema, LogicalType target) {
+    private static FieldReader reader(Schema fieldSchema, LogicalType target, TimePrecisionMode timeMode) {
         AvroSemantics.Meaning m = AvroSemantics.of(fieldSchema);
-        FieldReader value = valueReader(m, target);
+        FieldReader value = AvroSemantics.isTime(m) && timeMode != TimePrecisionMode.TIME ? timeReader(m, timeMode) : valueReader(m, target);
         if (fieldSchema.getType() != Schema.Type.UNION) {
             return value;
         }
@@ -322,6 +434,42 @@ public final class EnvelopeDecoder {
             isNull[i] = fieldSchema.getTypes().get(i).getType() == Schema.Type.NULL;
         }
         return in -> isNull[in.readIndex()] ? null : value.read(in);
+    }
+
+    /** TIME as BIGINT microseconds or as MySQL's text, with the column's fractional digits where the connector says them. */
+    private static FieldReader timeReader(AvroSemantics.Meaning m, TimePrecisionMode mode) {
+        long perMicro;
+        int defaultDigits;
+        switch (m.kind) {
+            case TIME_MILLIS:
+                perMicro = -1000; // milliseconds: multiply
+                defaultDigits = 3;
+                break;
+            case TIME_NANOS:
+                perMicro = 1000;
+                defaultDigits = 6;
+                break;
+            default:
+                perMicro = 1;
+                defaultDigits = 6;
+        }
+        Map<String, String> params = AvroSemantics.connectParameters(m.schema);
+        String length = params.get("__debezium.source.column.length");
+        // With the source column type propagated, a TIME without a length is TIME(0).
+        int digits = length != null ? Integer.parseInt(length.trim())
+                : params.containsKey("__debezium.source.column.type") ? 0 : defaultDigits;
+        long factor = perMicro;
+        boolean isInt = m.kind == AvroSemantics.Kind.TIME_MILLIS;
+        if (mode == TimePrecisionMode.MICROSECONDS) {
+            return in -> {
+                long v = isInt ? in.readInt() : in.readLong();
+                return factor < 0 ? v * -factor : v / factor;
+            };
+        }
+        return in -> {
+            long v = isInt ? in.readInt() : in.readLong();
+            return StringData.fromString(TimePrecisionMode.format(factor < 0 ? v * -factor : v / factor, digits));
+        };
     }
 
     private static IllegalArgumentException cannot(AvroSemantics.Meaning m, LogicalType target) {
@@ -352,6 +500,15 @@ public final class EnvelopeDecoder {
                 }
                 break;
             case BIGINT:
+                if (k == AvroSemantics.Kind.UINT64) {
+                    return in -> {
+                        long v = in.readLong();
+                        if (v < 0) {
+                            throw new IllegalArgumentException("the BIGINT UNSIGNED value " + Long.toUnsignedString(v) + " does not fit BIGINT");
+                        }
+                        return v;
+                    };
+                }
                 if (k == AvroSemantics.Kind.INT64 || k == AvroSemantics.Kind.INT32 || k == AvroSemantics.Kind.INT16 || k == AvroSemantics.Kind.INT8) {
                     return BinaryDecoder::readLong; // Avro's int and long share the varint encoding
                 }
@@ -410,6 +567,15 @@ public final class EnvelopeDecoder {
                 }
                 break;
             case DECIMAL:
+                if (k == AvroSemantics.Kind.UINT64) {
+                    DecimalType d = (DecimalType) target;
+                    return in -> {
+                        long v = in.readLong();
+                        // Debezium wrote the unsigned value as a signed long: values above 2^63-1 came out negative.
+                        BigInteger unsigned = v >= 0 ? BigInteger.valueOf(v) : BigInteger.valueOf(v).add(BigInteger.ONE.shiftLeft(64));
+                        return toDecimal(new BigDecimal(unsigned), d);
+                    };
+                }
                 if (k == AvroSemantics.Kind.DECIMAL) {
                     DecimalType d = (DecimalType) target;
                     FieldReader dec = decimalBytes(m);

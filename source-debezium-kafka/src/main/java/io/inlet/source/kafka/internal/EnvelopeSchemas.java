@@ -5,12 +5,16 @@ import io.inlet.core.InletValidationException;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
 
+import io.inlet.core.source.TimePrecisionMode;
+
 import org.apache.avro.Schema;
+import org.apache.flink.table.types.DataType;
 
 import javax.annotation.Nullable;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /** Table descriptors from the value (envelope) and key schemas Debezium registered for a topic. */
 @Internal
@@ -25,12 +29,27 @@ public final class EnvelopeSchemas {
      * @throws InletValidationException naming the topic and each field that cannot be mapped
      */
     public static TableDescriptor describe(TableId id, String topic, Schema value, @Nullable Schema key) {
+        return describe(id, topic, value, key, null, TimePrecisionMode.TIME);
+    }
+
+    /**
+     * As {@link #describe(TableId, String, Schema, Schema)}, leaving out the columns whose {@code
+     * database.table.column} the exclusion matches, and typing TIME columns as the mode says.
+     */
+    public static TableDescriptor describe(
+            TableId id, String topic, Schema value, @Nullable Schema key, @Nullable Pattern excluded, TimePrecisionMode timeMode) {
         Schema row = rowSchema(value, topic);
         List<String> problems = new ArrayList<>();
         TableDescriptor.Builder b = TableDescriptor.builder(id).comment(row.getDoc());
         for (Schema.Field f : row.getFields()) {
+            if (isExcluded(id, f.name(), excluded)) {
+                if (key != null && key.getType() == Schema.Type.RECORD && key.getField(f.name()) != null) {
+                    problems.add("The key column " + id + "." + f.name() + " is excluded by 'exclude-columns'; keep it.");
+                }
+                continue;
+            }
             try {
-                b.column(f.name(), AvroSemantics.flinkType(AvroSemantics.of(f.schema())), AvroSemantics.doc(f));
+                b.column(f.name(), AvroSemantics.flinkType(AvroSemantics.of(f.schema()), timeMode), AvroSemantics.doc(f));
             } catch (IllegalArgumentException e) {
                 problems.add("Field '" + f.name() + "' of topic " + topic + " is " + e.getMessage() + ", which Inlet cannot map to a column.");
             }
@@ -54,6 +73,63 @@ public final class EnvelopeSchemas {
             throw new InletValidationException(problems);
         }
         return b.build();
+    }
+
+    /** Whether exclude-columns leaves the column out. */
+    public static boolean isExcluded(TableId id, String column, @Nullable Pattern excluded) {
+        return excluded != null && excluded.matcher(id.identifier() + "." + column).matches();
+    }
+
+    /**
+     * How a writer schema's rows differ from the table: columns added, dropped or typed differently,
+     * each as words a user can act on; empty when its rows have the table's shape.
+     */
+    public static List<String> differences(
+            Schema writerValue, TableDescriptor table, @Nullable Pattern excluded, TimePrecisionMode timeMode, List<String> addedNullable) {
+        List<String> out = new ArrayList<>();
+        Schema row;
+        try {
+            row = rowSchema(writerValue, table.tableId().identifier());
+        } catch (InletValidationException e) {
+            out.add("its values are no Debezium envelope any more");
+            return out;
+        }
+        for (io.inlet.core.table.Column c : table.columns()) {
+            Schema.Field f = row.getField(c.name());
+            if (f == null) {
+                out.add("column '" + c.name() + "' was dropped");
+                continue;
+            }
+            DataType now;
+            try {
+                now = AvroSemantics.flinkType(AvroSemantics.of(f.schema()), timeMode);
+            } catch (IllegalArgumentException e) {
+                out.add("column '" + c.name() + "' is now " + e.getMessage());
+                continue;
+            }
+            boolean sameType = now.getLogicalType().copy(true).equals(c.type().getLogicalType().copy(true));
+            boolean nowNullable = now.getLogicalType().isNullable() && !c.type().getLogicalType().isNullable();
+            if (!sameType || nowNullable) {
+                out.add("column '" + c.name() + "' changed its type from " + c.type().getLogicalType().asSummaryString() + " to "
+                        + now.getLogicalType().asSummaryString());
+            }
+        }
+        for (Schema.Field f : row.getFields()) {
+            if (table.indexOf(f.name()) < 0 && !isExcluded(table.tableId(), f.name(), excluded)) {
+                boolean nullable;
+                try {
+                    nullable = AvroSemantics.of(f.schema()).nullable;
+                } catch (IllegalArgumentException e) {
+                    nullable = false;
+                }
+                String what = "column '" + f.name() + "' was added";
+                out.add(what);
+                if (nullable) {
+                    addedNullable.add(what);
+                }
+            }
+        }
+        return out;
     }
 
     /**

@@ -113,6 +113,24 @@ public final class SchemaRegistryClient {
         return ((Number) id).intValue();
     }
 
+    /**
+     * A hint when the registry's URL looks wrong: empty when it answers {@code GET /subjects}, else
+     * words that say the path seems to lack the Confluent-compatible API's (Apicurio serves it under
+     * {@code /apis/ccompat/v7}, Karapace and Redpanda at the root).
+     */
+    public String pathHint() {
+        try {
+            subjects();
+            return "";
+        } catch (NotFoundException e) {
+            return " The registry at " + settings.describe() + " answers 404 for /subjects too, so the URL's path looks wrong:"
+                    + " 'debezium-avro-confluent.url' must point at the Confluent-compatible API, e.g."
+                    + " http://registry:8080/apis/ccompat/v7 for Apicurio Registry.";
+        } catch (IOException | RuntimeException e) {
+            return "";
+        }
+    }
+
     public List<String> subjects() throws IOException {
         List<String> out = new ArrayList<>();
         for (Object s : (List<?>) get("/subjects")) {
@@ -167,8 +185,24 @@ public final class SchemaRegistryClient {
         }
         throw new IOException(
                 "The schema registry at " + settings.describe() + " did not answer " + (body == null ? "GET " : "POST ") + path + " after "
-                        + (settings.maxRetries + 1) + " attempts: " + last.getMessage(),
+                        + (settings.maxRetries + 1) + " attempts: " + describe(last),
                 last);
+    }
+
+    /** The failure in words: the JDK's connect errors carry no message, only their type. */
+    private static String describe(Throwable e) {
+        StringBuilder sb = new StringBuilder();
+        for (Throwable t = e; t != null && sb.length() < 400; t = t.getCause()) {
+            String m = t.getMessage();
+            String part = m == null || m.isEmpty() ? t.getClass().getSimpleName() : m;
+            if (sb.indexOf(part) < 0) {
+                sb.append(sb.length() == 0 ? "" : ": ").append(part);
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return sb.toString();
     }
 
     private Object once(String base, String path, @Nullable String body) throws IOException {
