@@ -11,6 +11,7 @@ import io.inlet.core.table.TableId;
 import io.inlet.sink.hudi.internal.HoodieRecordKryoSerializer;
 import io.inlet.sink.hudi.internal.HudiRowShaper;
 import io.inlet.sink.hudi.internal.HudiTables;
+import io.inlet.sink.hudi.internal.HudiWriters;
 
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -29,7 +30,6 @@ import org.apache.flink.table.types.logical.TimeType;
 import org.apache.flink.table.types.logical.TimestampType;
 import org.apache.flink.util.OutputTag;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hudi.util.HoodiePipeline;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,9 +50,10 @@ import java.util.stream.Collectors;
 
 /**
  * Writes each table to its own Hudi table at {@code <path>/<database>/<table>} through Hudi's Flink
- * writer ({@link HoodiePipeline}): MERGE_ON_READ by default (COPY_ON_WRITE available), the primary key
- * as record key, a precombine field that orders versions of a row (by default the change's source
- * timestamp, in a column the sink adds), optional partition fields. Hudi creates a missing table on
+ * writer: MERGE_ON_READ by default (COPY_ON_WRITE available), the primary key as record key, a
+ * precombine field that orders versions of a row (by default the change's position in its source,
+ * {@link io.inlet.core.event.SourcePosition#order()}, in a column the sink adds), optional partition
+ * fields. Names are handed to Hudi as they are, never through a SQL parser. Hudi creates a missing table on
  * the first write; an existing one is checked first. Data is committed on checkpoints.
  *
  * <pre>{@code
@@ -118,7 +119,7 @@ public final class HudiSink implements ChangeSink {
     }
 
     private String precombine(TableDescriptor t) {
-        return precombineField != null ? precombineField : HudiSinkOptions.SOURCE_TS_COLUMN;
+        return precombineField != null ? precombineField : HudiSinkOptions.SOURCE_POSITION_COLUMN;
     }
 
     private boolean addsPrecombine(TableDescriptor t) {
@@ -132,6 +133,12 @@ public final class HudiSink implements ChangeSink {
     @Override
     public List<String> targetTables(List<TableDescriptor> tables) {
         return tables.stream().map(t -> "hudi:" + tablePath(t.tableId())).collect(Collectors.toList());
+    }
+
+    /** Where the sink writes: its base path. */
+    @Override
+    public String uidSeed() {
+        return path;
     }
 
     @Override
@@ -197,7 +204,8 @@ public final class HudiSink implements ChangeSink {
             fields.add(new RowType.RowField(c.name(), hudiType(c.type().getLogicalType()), c.comment().orElse(null)));
         }
         if (addsPrecombine(t)) {
-            fields.add(new RowType.RowField(precombine(t), new BigIntType(false), "source timestamp, epoch ms; orders versions"));
+            fields.add(new RowType.RowField(precombine(t), new BigIntType(false),
+                    "the change's position in its source (binlog file, position and row, or the Kafka record's); orders versions"));
         }
         return new RowType(false, fields);
     }
@@ -234,28 +242,14 @@ public final class HudiSink implements ChangeSink {
                         .uid(context.uid("split"))
                         .setParallelism(stream.getParallelism());
         for (TableDescriptor t : context.tables()) {
-            HoodiePipeline.Builder b = HoodiePipeline.builder(hudiName(t.tableId()))
-                    .schema(schema(t, writeTypes.get(t.tableId())))
-                    .pk(t.primaryKey().toArray(new String[0]))
-                    .options(options(t));
+            Map<String, String> comments = new HashMap<>();
+            t.columns().forEach(c -> c.comment().ifPresent(text -> comments.put(c.name(), text)));
             List<String> parts = partitions(t);
-            if (!parts.isEmpty()) {
-                b.partition(parts.toArray(new String[0]));
-            }
-            b.sink(split.getSideOutput(tags.get(t.tableId())), false);
+            HudiWriters.write(split.getSideOutput(tags.get(t.tableId())), hudiName(t.tableId()), writeTypes.get(t.tableId()), comments,
+                    t.primaryKey(), parts, options(t));
             LOG.info("Hudi table {} at {}: {} keyed by {}, precombine {}{}", hudiName(t.tableId()), tablePath(t.tableId()),
                     tableType, t.primaryKey(), precombine(t), parts.isEmpty() ? "" : ", partitioned by " + parts);
         }
-    }
-
-    private static Schema schema(TableDescriptor t, RowType write) {
-        Schema.Builder s = Schema.newBuilder();
-        for (RowType.RowField f : write.getFields()) {
-            s.column(f.getName(), DataTypes.of(f.getType()));
-            f.getDescription().ifPresent(s::withComment);
-        }
-        s.primaryKey(t.primaryKey());
-        return s.build();
     }
 
     private Map<String, String> options(TableDescriptor t) {
@@ -276,7 +270,7 @@ public final class HudiSink implements ChangeSink {
     @Override
     public String toString() {
         return "HudiSink{path=" + path + ", table.type=" + tableType + ", precombine.field="
-                + (precombineField == null ? HudiSinkOptions.SOURCE_TS_COLUMN + " (added)" : precombineField) + "}";
+                + (precombineField == null ? HudiSinkOptions.SOURCE_POSITION_COLUMN + " (added)" : precombineField) + "}";
     }
 
     /** Builds a {@link HudiSink}; {@link #build()} checks the options. */

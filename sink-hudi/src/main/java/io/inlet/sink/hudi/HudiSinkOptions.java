@@ -29,7 +29,10 @@ public final class HudiSinkOptions {
     public static final ConfigOption<String> PRECOMBINE_FIELD =
             ConfigOptions.key("precombine.field").stringType().noDefaultValue()
                     .withDescription("The column that orders two versions of a row (the larger wins, ties go to the later). Default: a"
-                            + " column _source_ts (BIGINT, the change's source timestamp in epoch ms, 0 when unknown) the sink adds.");
+                            + " column _source_position the sink adds (BIGINT NOT NULL): the change's position in its source, so"
+                            + " that versions land in source order whatever their timestamps (MySQL's binlog file, position and"
+                            + " row; a snapshot's rows just before the binlog position it started at; for Kafka the Debezium source"
+                            + " block's position, else the record's offset).");
 
     public static final ConfigOption<Boolean> CHANGELOG_ENABLED =
             ConfigOptions.key("changelog.enabled").booleanType().defaultValue(false)
@@ -48,5 +51,8 @@ public final class HudiSinkOptions {
             "payload.", "record.merger.");
 
     /** The precombine column the sink adds when none is named. */
-    public static final String SOURCE_TS_COLUMN = "_source_ts";
+    public static final String SOURCE_POSITION_COLUMN = "_source_position";
+
+    /** The precombine column Inlet 0.1 added (the source timestamp in epoch ms), which this version refuses to extend. */
+
 }

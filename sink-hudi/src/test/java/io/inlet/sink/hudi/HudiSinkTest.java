@@ -28,12 +28,12 @@ class HudiSinkTest {
                     .build();
 
     @Test
-    void writesEachTableUnderItsDatabaseWithTheSourceTimestampAsPrecombine(@TempDir Path lake) {
+    void writesEachTableUnderItsDatabaseWithTheSourcePositionAsPrecombine(@TempDir Path lake) {
         HudiSink sink = HudiSink.builder().path(lake.toUri().toString()).build();
         assertThat(sink.tablePath(ORDERS.tableId())).endsWith("/shop/orders");
         assertThat(sink.writeRowType(ORDERS).asSummaryString())
                 .isEqualTo("ROW<`id` BIGINT NOT NULL, `qty` INT, `at` TIME(3), `region` STRING,"
-                        + " `_source_ts` BIGINT NOT NULL '...'> NOT NULL");
+                        + " `_source_position` BIGINT NOT NULL '...'> NOT NULL");
         assertThat(sink.targetTables(List.of(ORDERS))).containsExactly("hudi:" + sink.tablePath(ORDERS.tableId()));
         sink.validate(List.of(ORDERS));
         assertThat(sink.requiresPrimaryKey()).isTrue();
@@ -71,9 +71,9 @@ class HudiSinkTest {
                 .column("id", DataTypes.INT()).column("at", DataTypes.TIMESTAMP(9)).primaryKey("id").build();
         assertThatThrownBy(() -> HudiSink.builder().path(lake.toUri().toString()).build().validate(List.of(nanos)))
                 .hasMessageContaining("Column shop.events.at is TIMESTAMP(9); Hudi stores timestamps with at most microseconds");
-        TableDescriptor clash = ORDERS.toBuilder().column("_source_ts", DataTypes.BIGINT()).build();
+        TableDescriptor clash = ORDERS.toBuilder().column("_source_position", DataTypes.BIGINT()).build();
         assertThatThrownBy(() -> HudiSink.builder().path(lake.toUri().toString()).build().validate(List.of(clash)))
-                .hasMessageContaining("already has a column '_source_ts'");
+                .hasMessageContaining("already has a column '_source_position'");
         assertThatThrownBy(() -> HudiSink.builder().path(lake.toUri().toString()).precombineField("version").build().validate(List.of(ORDERS)))
                 .hasMessageContaining("'precombine.field' = 'version' is no column of table shop.orders");
         assertThatThrownBy(() -> HudiSink.builder().path(lake.toUri().toString()).partitionFields("shop.order", "region").build().validate(List.of(ORDERS)))

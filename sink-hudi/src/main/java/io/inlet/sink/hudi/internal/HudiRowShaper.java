@@ -18,8 +18,9 @@ import java.util.Map;
 
 /**
  * Sends each event's row, in the Hudi table's row type, to its table's side output, from which that
- * table's Hudi writer reads: TINYINT and SMALLINT values widened to INT, the source timestamp
- * appended where the sink added the precombine column. Drops {@code -U} unless the table keeps a
+ * table's Hudi writer reads: TINYINT and SMALLINT values widened to INT, the change's source
+ * position ({@link io.inlet.core.event.SourcePosition#order()}) appended where the sink added the
+ * precombine column. Drops {@code -U} unless the table keeps a
  * changelog (Hudi's writer would otherwise upsert the old row image).
  */
 @Internal
@@ -84,12 +85,12 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> {
         }
         Shape shape = shapes.computeIfAbsent(id, k -> new Shape(sourceTypes.get(k), writeTypes.get(k)));
         if (!shape.identity) {
-            row = reshape(shape, row, event.hasSourceTimestamp() ? event.sourceTimestamp() : 0L);
+            row = reshape(shape, row, event.position().order());
         }
         ctx.output(tag, row);
     }
 
-    private static RowData reshape(Shape shape, RowData row, long ts) {
+    private static RowData reshape(Shape shape, RowData row, long order) {
         int n = shape.getters.length;
         GenericRowData out = new GenericRowData(row.getRowKind(), n + (shape.appendTs ? 1 : 0));
         for (int i = 0; i < n; i++) {
@@ -97,7 +98,7 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> {
             out.setField(i, v != null && shape.widen[i] ? (Object) ((Number) v).intValue() : v);
         }
         if (shape.appendTs) {
-            out.setField(n, ts);
+            out.setField(n, order);
         }
         return out;
     }

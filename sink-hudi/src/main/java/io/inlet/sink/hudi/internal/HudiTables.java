@@ -65,6 +65,14 @@ public final class HudiTables {
                     + ". Write to another path, or rebuild the table with the key.");
         }
         String oldPrecombine = existing.getProperty("hoodie.table.precombine.field");
+        if (precombineAdded && "_source_ts".equals(oldPrecombine)) {
+            problems.add(where + " orders versions of a row by '_source_ts', the source timestamp an earlier Inlet wrote:"
+                    + " whole seconds from MySQL and 0 for snapshot rows, so changes within a second tie and a new snapshot"
+                    + " never corrects a row. This version orders them by '_source_position', the change's place in the"
+                    + " binlog, and will not mix the two in one table. Fix: write the table anew (delete " + basePath
+                    + " or set another 'path', and start the job without state: its snapshot fills the table).");
+            return problems;
+        }
         if (oldPrecombine != null && !oldPrecombine.equals(precombine)) {
             problems.add(where + " orders versions by '" + oldPrecombine + "', the sink by '" + precombine
                     + "'. Set 'precombine.field' = '" + oldPrecombine + "'.");

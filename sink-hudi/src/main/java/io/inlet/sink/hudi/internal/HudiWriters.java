@@ -1,0 +1,96 @@
+package io.inlet.sink.hudi.internal;
+
+import io.inlet.annotation.Internal;
+
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.table.api.Schema;
+import org.apache.flink.table.catalog.CatalogTable;
+import org.apache.flink.table.catalog.Column;
+import org.apache.flink.table.catalog.ObjectIdentifier;
+import org.apache.flink.table.catalog.ResolvedCatalogTable;
+import org.apache.flink.table.catalog.ResolvedSchema;
+import org.apache.flink.table.catalog.UniqueConstraint;
+import org.apache.flink.table.connector.sink.DataStreamSinkProvider;
+import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.factories.FactoryUtil;
+import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.hudi.table.HoodieTableFactory;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Adds Hudi's Flink writer for one table to a job, from a schema built in code. Hudi's own {@code
+ * HoodiePipeline} builds a {@code CREATE TABLE} statement from the names and parses it, which fails
+ * with a bare SQL parser error for a table named {@code line-items} or a key column named {@code
+ * order}; here nothing is parsed: the table goes to Hudi's table factory as a resolved catalog table,
+ * the way the SQL planner hands it over, under the identifier {@code HoodiePipeline} uses (so the
+ * writer's operator uids, which Hudi derives from it, stay the same).
+ */
+@Internal
+public final class HudiWriters {
+
+    private HudiWriters() {}
+
+    /**
+     * Adds the writer of one table.
+     *
+     * @param tableName Hudi's table name (it also names Hudi's operator uids)
+     * @param type the rows' type, in order
+     * @param comments column comments, by name (may be empty)
+     */
+    @SuppressWarnings("deprecation") // consumeDataStream(DataStream): what HoodiePipeline calls in Hudi 0.14
+    public static void write(
+            DataStream<RowData> rows,
+            String tableName,
+            RowType type,
+            Map<String, String> comments,
+            List<String> primaryKey,
+            List<String> partitionKeys,
+            Map<String, String> options) {
+        List<Column> columns = new ArrayList<>();
+        for (RowType.RowField f : type.getFields()) {
+            LogicalType t = primaryKey.contains(f.getName()) ? f.getType().copy(false) : f.getType();
+            columns.add(Column.physical(f.getName(), org.apache.flink.table.types.utils.TypeConversions.fromLogicalToDataType(t)).withComment(comments.get(f.getName())));
+        }
+        ResolvedSchema schema = new ResolvedSchema(
+                columns, Collections.emptyList(), UniqueConstraint.primaryKey("pk_" + tableName.replaceAll("[^A-Za-z0-9_]", "_"), primaryKey));
+        CatalogTable table = CatalogTable.of(Schema.newBuilder().fromResolvedSchema(schema).build(), null, partitionKeys, options);
+        ResolvedCatalogTable resolved = new ResolvedCatalogTable(table, schema);
+        ObjectIdentifier id = ObjectIdentifier.of("default_catalog", "default_database", tableName);
+        DynamicTableSink sink = new HoodieTableFactory().createDynamicTableSink(new FactoryUtil.DefaultDynamicTableContext(
+                id, resolved, Collections.emptyMap(), new Configuration(), Thread.currentThread().getContextClassLoader(), false));
+        DataStreamSinkProvider provider = (DataStreamSinkProvider) sink.getSinkRuntimeProvider(new Unbounded());
+        provider.consumeDataStream(rows);
+    }
+
+    /** What Hudi's sink asks of its context: whether the input is bounded (it is not). */
+    private static final class Unbounded implements DynamicTableSink.Context {
+        @Override
+        public boolean isBounded() {
+            return false;
+        }
+
+        @Override
+        public <T> TypeInformation<T> createTypeInformation(DataType consumedDataType) {
+            throw new UnsupportedOperationException("not used by Hudi's sink");
+        }
+
+        @Override
+        public <T> TypeInformation<T> createTypeInformation(LogicalType consumedLogicalType) {
+            throw new UnsupportedOperationException("not used by Hudi's sink");
+        }
+
+        @Override
+        public DynamicTableSink.DataStructureConverter createDataStructureConverter(DataType consumedDataType) {
+            throw new UnsupportedOperationException("not used by Hudi's sink");
+        }
+    }
+}
