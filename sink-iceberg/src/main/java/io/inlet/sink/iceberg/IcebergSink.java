@@ -12,7 +12,6 @@ import io.inlet.sink.iceberg.internal.IcebergRowConverter;
 import io.inlet.sink.iceberg.internal.IcebergTables;
 import io.inlet.sink.iceberg.internal.TableSplitter;
 
-import org.apache.flink.runtime.jobgraph.SavepointConfigOptions;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.table.data.RowData;
@@ -44,11 +43,13 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * Writes each table to its own Iceberg format-v2 table keyed by its primary key (identifier fields),
@@ -123,6 +124,12 @@ public final class IcebergSink implements ChangeSink {
         return out;
     }
 
+    /** Where the sink writes: its catalog's implementation and location. */
+    @Override
+    public String uidSeed() {
+        return catalog.identity();
+    }
+
     @Override
     public void validate(List<TableDescriptor> tables) {
         List<String> problems = new ArrayList<>(catalog.problems());
@@ -174,10 +181,10 @@ public final class IcebergSink implements ChangeSink {
 
     @Override
     public void addSink(DataStream<ChangeEvent> stream, SinkContext context) {
-        boolean restoring = stream.getExecutionEnvironment().getConfiguration().getOptional(SavepointConfigOptions.SAVEPOINT_PATH).isPresent();
         Map<TableId, OutputTag<RowData>> tags = new LinkedHashMap<>();
         Map<TableId, Table> loaded = new LinkedHashMap<>();
         Map<TableId, Boolean> upsert = new HashMap<>();
+        Set<TableId> upsertSnapshotRows = new HashSet<>();
         Map<TableId, IcebergRowConverter> converters = new LinkedHashMap<>();
         withCatalog(c -> {
             for (TableDescriptor t : context.tables()) {
@@ -191,7 +198,12 @@ public final class IcebergSink implements ChangeSink {
                     created = true;
                 }
                 loaded.put(t.tableId(), table);
-                upsert.put(t.tableId(), decideUpsert(table, created, restoring, context.changesMayRepeat()));
+                boolean holdsRows = !created && !isEmpty(table);
+                boolean up = decideUpsert(table, holdsRows, context.changesMayRepeat());
+                upsert.put(t.tableId(), up);
+                if (!up && writeMode == WriteMode.AUTO && holdsRows) {
+                    upsertSnapshotRows.add(t.tableId());
+                }
                 // Rows leave the splitter in the table's Flink type, which Iceberg's writer reads them with.
                 RowType target = FlinkSchemaUtil.convert(table.schema());
                 tags.put(t.tableId(), new OutputTag<>("iceberg-" + t.tableId().identifier(), InternalTypeInfo.of(target)));
@@ -201,7 +213,7 @@ public final class IcebergSink implements ChangeSink {
         });
 
         SingleOutputStreamOperator<RowData> split =
-                stream.process(new TableSplitter(tags, converters), tags.values().iterator().next().getTypeInfo())
+                stream.process(new TableSplitter(tags, converters, upsertSnapshotRows), tags.values().iterator().next().getTypeInfo())
                         .name("Iceberg: split by table")
                         .uid(context.uid("split"))
                         .setParallelism(stream.getParallelism());
@@ -252,11 +264,13 @@ public final class IcebergSink implements ChangeSink {
 
     /**
      * Whether to write upserts: always in upsert mode, never in changelog mode; in auto mode for a
-     * source that may repeat changes (a repeated insert would otherwise add a second row), and for a
-     * table that already holds rows and a job that does not restore from a savepoint, where the
-     * source may deliver rows the table has (a new snapshot over old data).
+     * source that may repeat changes (a repeated insert would otherwise add a second row). Otherwise
+     * auto writes a changelog, and when the table already holds rows, the rows of a snapshot (which
+     * may be rows the table has: a new snapshot over old data, whether or not the job restored
+     * anything) are upserted one by one ({@link TableSplitter}); the binlog's changes, delivered once,
+     * are written as they are.
      */
-    private boolean decideUpsert(Table table, boolean created, boolean restoring, boolean sourceRepeats) {
+    private boolean decideUpsert(Table table, boolean holdsRows, boolean sourceRepeats) {
         switch (writeMode) {
             case UPSERT:
                 return true;
@@ -268,14 +282,10 @@ public final class IcebergSink implements ChangeSink {
                             table.name());
                     return true;
                 }
-                boolean empty = created || isEmpty(table);
-                boolean upsert = !empty && !restoring;
-                LOG.info(
-                        "Iceberg table {}: write-mode auto chose {} ({}).",
-                        table.name(), upsert ? "upsert" : "changelog",
-                        created ? "created now" : empty ? "empty" : restoring ? "the job restores from a savepoint"
-                                : "it already holds rows, which a new snapshot may repeat");
-                return upsert;
+                LOG.info("Iceberg table {}: write-mode auto chose changelog{}.", table.name(),
+                        holdsRows ? ", with snapshot rows upserted (the table holds rows a new snapshot may repeat)"
+                                : " (the table is new or empty)");
+                return false;
         }
     }
 

@@ -44,9 +44,9 @@ public final class IcebergSinkOptions {
                     .withDescription(
                             "upsert: every +I/+U deletes the key first (equality delete), so replays and re-snapshots are"
                                     + " idempotent; changelog: -U/-D delete, +I/+U insert, no delete per insert (cheaper, but a"
-                                    + " row inserted twice stays twice); auto: changelog for a table that is new or empty or when"
-                                    + " the job restores from a savepoint, upsert otherwise. All three are exactly-once across"
-                                    + " failures and restores.");
+                                    + " row inserted twice stays twice); auto: upsert for a source that may deliver a change twice,"
+                                    + " else changelog with the rows of a snapshot upserted when the table already holds rows. All"
+                                    + " three are exactly-once across failures and restores.");
 
     public static final ConfigOption<Integer> WRITE_PARALLELISM =
             ConfigOptions.key("write-parallelism").intType().noDefaultValue()

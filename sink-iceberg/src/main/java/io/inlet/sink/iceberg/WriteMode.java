@@ -8,7 +8,11 @@ import java.util.Locale;
 /** How the sink applies the changelog to an Iceberg v2 table; see {@link IcebergSinkOptions#WRITE_MODE}. */
 @PublicEvolving
 public enum WriteMode {
-    /** Changelog for new or empty tables and restores from a savepoint, upsert otherwise. */
+    /**
+     * Upsert for sources that may deliver a change twice; otherwise changelog, with the rows of a
+     * snapshot upserted when the table already held rows (so a new snapshot over old data converges,
+     * whatever the job restored).
+     */
     AUTO,
     /** Every insert deletes its key first: idempotent, an equality delete per row. */
     UPSERT,
