@@ -401,7 +401,7 @@ public final class Trial {
             job.cancel().get();
         }
         r.put("verified", hudiCount(tablePath, "id BIGINT, customer_id INT, quantity INT, amount DECIMAL(10, 2), status STRING, note STRING,"
-                + " updated_at TIMESTAMP(3), version INT" + ("inlet".equals(system) ? ", _source_ts BIGINT" : "")) == rows);
+                + " updated_at TIMESTAMP(3), version INT" + ("inlet".equals(system) ? ", _source_position BIGINT" : "")) == rows);
         return r;
     }
 
@@ -589,7 +589,7 @@ public final class Trial {
             }
             r.put("peakHeapMb", m.peakHeapBytes() >> 20).put("gcMs", m.gcMs()).put("cpuMs", m.cpuMs());
         }
-        r.put("verified", hudiCount(tablePath, KAFKA_SQL_COLUMNS.replace(" NOT NULL", "") + ("inlet".equals(system) ? ", _source_ts BIGINT" : ""))
+        r.put("verified", hudiCount(tablePath, KAFKA_SQL_COLUMNS.replace(" NOT NULL", "") + ("inlet".equals(system) ? ", _source_position BIGINT" : ""))
                 == finalRows);
         return r;
     }

@@ -98,6 +98,34 @@ public final class MariaDbServer extends ServiceProcess implements ExtensionCont
         } catch (IOException | InterruptedException e) {
             throw startFailure(e.toString(), e);
         }
+        awaitReady();
+    }
+
+    /**
+     * Kills the server at once, as a crash or an OOM kill would: connections are cut without a word.
+     * {@link #restart()} brings it back with its data.
+     */
+    public void crash() {
+        try {
+            kill();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Starts the server again on the same port and data after {@link #crash()}. */
+    public void restart() {
+        try {
+            String mariadbd = ensureInstalled();
+            launch(List.of(mariadbd, "--defaults-file=" + workDir().resolve("my.cnf"), "--user=" + System.getProperty("user.name")));
+        } catch (IOException | InterruptedException e) {
+            throw startFailure(e.toString(), e);
+        }
+        awaitReady();
+    }
+
+    private void awaitReady() {
         long deadline = System.nanoTime() + 60_000_000_000L;
         SQLException lastError = null;
         while (System.nanoTime() < deadline) {
@@ -212,10 +240,11 @@ public final class MariaDbServer extends ServiceProcess implements ExtensionCont
         return "";
     }
 
-    /** A JDBC URL of the database ({@code ""} for none). */
+    /** A JDBC URL of the database ({@code ""} for none); over TLS (unverified) when the server requires it. */
     public String jdbcUrl(String database) {
+        boolean tls = "ON".equalsIgnoreCase(overrides.get("require_secure_transport"));
         return "jdbc:mysql://127.0.0.1:" + port + "/" + database
-                + "?useSSL=false&allowPublicKeyRetrieval=true&serverTimezone=UTC&characterEncoding=utf8";
+                + (tls ? "?sslMode=REQUIRED&enabledTLSProtocols=TLSv1.2,TLSv1.3" : "?useSSL=false&allowPublicKeyRetrieval=true") + "&serverTimezone=UTC&characterEncoding=utf8";
     }
 
     /** A root connection to the database ({@code ""} for none). */

@@ -23,6 +23,8 @@ public abstract class ServiceProcess implements AutoCloseable {
     private Process process;
     private final Thread shutdownHook;
 
+    private boolean hookAdded;
+
     protected ServiceProcess(String name, Path workDir) {
         this.name = name;
         this.workDir = workDir;
@@ -54,7 +56,17 @@ public abstract class ServiceProcess implements AutoCloseable {
         pb.environment().putAll(environment);
         pb.redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
         process = pb.start();
-        Runtime.getRuntime().addShutdownHook(shutdownHook);
+        if (!hookAdded) {
+            Runtime.getRuntime().addShutdownHook(shutdownHook);
+            hookAdded = true;
+        }
+    }
+
+    /** Kills the process at once (SIGKILL: no shutdown, open connections are cut), keeping its files. */
+    protected synchronized void kill() throws InterruptedException {
+        if (process != null && process.isAlive()) {
+            process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        }
     }
 
     /** The running process, once launched. */

@@ -133,10 +133,14 @@ final class Canonical {
      * e.g. through Debezium's type mapping), in the same form as {@link #iceberg} and {@link #flink}.
      */
     static List<String> mysqlAs(Connection c, String database, String table, RowType type) throws SQLException {
-        List<String> rows = new ArrayList<>();
         String cols = type.getFieldNames().stream().map(n -> "`" + n + "`").collect(Collectors.joining(", "));
-        try (Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT " + cols + " FROM `" + database + "`.`" + table + "`")) {
+        return mysqlQuery(c, "SELECT " + cols + " FROM `" + database + "`.`" + table + "`", type);
+    }
+
+    /** The rows a MySQL query returns, read as the given Flink row type says (column i as field i). */
+    static List<String> mysqlQuery(Connection c, String query, RowType type) throws SQLException {
+        List<String> rows = new ArrayList<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(query)) {
             while (rs.next()) {
                 StringBuilder row = new StringBuilder();
                 for (int i = 0; i < type.getFieldCount(); i++) {

@@ -126,8 +126,8 @@ class ComposedPipelinesITCase {
                 .map(col -> col.name().equals("amount") ? col.withType(org.apache.flink.table.api.DataTypes.DOUBLE()) : col)
                 .collect(java.util.stream.Collectors.toList())).build();
         assertThatThrownBy(() -> DebeziumKafkaToHudiITCase.hudi(lake).precombineField("created").build().validate(List.of(retyped)))
-                .hasMessageContaining("orders versions by '_source_ts', the sink by 'created'")
-                .hasMessageContaining("has the columns [id, customer, amount, status, note, created, _source_ts]");
+                .hasMessageContaining("orders versions by '_source_position', the sink by 'created'")
+                .hasMessageContaining("has the columns [id, customer, amount, status, note, created, _source_position]");
     }
 
     private static void awaitIcebergEqual(JobClient job, Connection c, String db, HadoopCatalog catalog, List<TableDescriptor> tables)

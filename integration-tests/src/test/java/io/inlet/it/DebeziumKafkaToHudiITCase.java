@@ -243,7 +243,7 @@ class DebeziumKafkaToHudiITCase {
                 Jobs.assertRunning(job);
                 if (path.resolve(".hoodie").toFile().exists()) {
                     List<Row> rows = HudiReads.read(path, sink.writeRowType(t), t.primaryKey());
-                    actual = Canonical.flink(rows, sink.writeRowType(t).getFieldNames(), "_source_ts");
+                    actual = Canonical.flink(rows, sink.writeRowType(t).getFieldNames(), HudiOrdering.COLUMNS);
                     if (actual.equals(expected)) {
                         break;
                     }

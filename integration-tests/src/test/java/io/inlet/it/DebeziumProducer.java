@@ -35,7 +35,8 @@ final class DebeziumProducer implements AutoCloseable {
     private final AtomicLong produced = new AtomicLong();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
 
-    private DebeziumProducer(MariaDbServer mysql, String database, String server, KafkaBroker kafka, SchemaRegistry registry) {
+    private DebeziumProducer(MariaDbServer mysql, String database, String server, KafkaBroker kafka, SchemaRegistry registry,
+            java.util.Map<String, String> overrides) {
         Properties pp = new Properties();
         pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
         pp.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -67,6 +68,7 @@ final class DebeziumProducer implements AutoCloseable {
         p.setProperty("converter.apicurio.registry.as-confluent", "true");
         p.setProperty("converter.apicurio.registry.use-id", "contentId");
         p.setProperty("converter.apicurio.registry.headers.enabled", "false");
+        overrides.forEach(p::setProperty);
         engine = DebeziumEngine.create(Avro.class)
                 .using(p)
                 .notifying((records, committer) -> {
@@ -93,7 +95,13 @@ final class DebeziumProducer implements AutoCloseable {
 
     /** Starts capturing the database into topics {@code <server>.<database>.<table>}, which must exist. */
     static DebeziumProducer start(MariaDbServer mysql, String database, String server, KafkaBroker kafka, SchemaRegistry registry) {
-        return new DebeziumProducer(mysql, database, server, kafka, registry);
+        return new DebeziumProducer(mysql, database, server, kafka, registry, java.util.Map.of());
+    }
+
+    /** As {@link #start}, with connector properties of the test's own (e.g. Debezium's defaults instead of ours). */
+    static DebeziumProducer start(MariaDbServer mysql, String database, String server, KafkaBroker kafka, SchemaRegistry registry,
+            java.util.Map<String, String> overrides) {
+        return new DebeziumProducer(mysql, database, server, kafka, registry, overrides);
     }
 
     /** Waits until at least n records (tombstones included) are on Kafka. */

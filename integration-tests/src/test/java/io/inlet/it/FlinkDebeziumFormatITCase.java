@@ -226,7 +226,7 @@ class FlinkDebeziumFormatITCase {
             List<Row> rows = HudiReads.read(lake.resolve(t.tableId().database()).resolve(t.tableId().table()), sink.writeRowType(t), t.primaryKey());
             // Flink's format writes no source block, so every version has the unknown source time 0,
             // and of equal ordering values the later change must win.
-            assertThat(Canonical.flink(rows, sink.writeRowType(t).getFieldNames(), "_source_ts"))
+            assertThat(Canonical.flink(rows, sink.writeRowType(t).getFieldNames(), HudiOrdering.COLUMNS))
                     .as("Hudi table %s", t.tableId())
                     .containsExactlyElementsOf(Canonical.flink(finalState(changes), t.columnNames()));
         }

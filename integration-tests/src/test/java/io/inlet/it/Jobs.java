@@ -3,6 +3,7 @@ package io.inlet.it;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.core.execution.JobClient;
 
+import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
@@ -37,6 +38,47 @@ final class Jobs {
         }
         while (hudiThreadBusy() && System.currentTimeMillis() < deadline) {
             Thread.sleep(50); // waiting for Hudi's executors to finish their last action
+        }
+    }
+
+    /**
+     * Waits until the job has failed (not restarting) and returns its failure; fails the test when
+     * the job is still running (or restarting) when the time is up.
+     */
+    static Throwable awaitFailure(JobClient job, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        JobStatus status = job.getJobStatus().get(30, TimeUnit.SECONDS);
+        while (!status.isGloballyTerminalState() && System.nanoTime() < deadline) {
+            Thread.sleep(100); // polling the job's status; the assertion below decides
+            status = job.getJobStatus().get(30, TimeUnit.SECONDS);
+        }
+        if (status != JobStatus.FAILED) {
+            throw new AssertionError("The job should have failed once (without restarting) within " + timeout + ", but is " + status);
+        }
+        try {
+            job.getJobExecutionResult().get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            return e.getCause();
+        }
+        throw new AssertionError("The job FAILED but reported no failure");
+    }
+
+    /** Every message in the chain of causes, one per line. */
+    static String messages(Throwable failure) {
+        StringBuilder sb = new StringBuilder();
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            sb.append(t.getClass().getName()).append(": ").append(t.getMessage()).append('\n');
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return sb.toString();
+    }
+
+    /** Cancels the job unless it has ended already. */
+    static void cancelIfRunning(JobClient job) throws Exception {
+        if (!job.getJobStatus().get(30, TimeUnit.SECONDS).isGloballyTerminalState()) {
+            cancelAndAwait(job);
         }
     }
 

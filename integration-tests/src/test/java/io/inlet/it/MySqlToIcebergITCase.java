@@ -73,6 +73,11 @@ class MySqlToIcebergITCase {
 
             mysql.execute(
                     db,
+                    // DDL that changes no column (an index, a comment, a no-op type restatement) must not stop
+                    // the job: Inlet reads every table's columns in Debezium's DDL record as information_schema has them.
+                    "ALTER TABLE all_types ADD INDEX idx_int (c_int)",
+                    "ALTER TABLE orders COMMENT = 'orders of the shop'",
+                    "ALTER TABLE order_items MODIFY sku VARCHAR(32) NOT NULL",
                     "INSERT INTO orders (customer, amount, status, note, created) VALUES ('eve', 1.00, 'new', 'binlog', '2024-02-01 00:00:00.5')",
                     "UPDATE orders SET status = 'paid', amount = amount + 1 WHERE customer = 'anna'",
                     // one row updated twice, and a key deleted and inserted again, in one transaction

@@ -108,7 +108,7 @@ class DebeziumKafkaToHudiJobJarITCase {
         TableEnvironment t = TableEnvironment.create(EnvironmentSettings.inBatchMode());
         t.getConfig().set("table.exec.resource.default-parallelism", "1");
         t.executeSql("CREATE TABLE h (id BIGINT, customer STRING, amount DECIMAL(10, 2), status STRING, updated_at TIMESTAMP(3),"
-                + " _source_ts BIGINT, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'hudi', 'path' = '" + table.toUri()
+                + " _source_position BIGINT, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'hudi', 'path' = '" + table.toUri()
                 + "', 'table.type' = 'MERGE_ON_READ', 'hoodie.embed.timeline.server' = 'false')");
         List<String> rows = new ArrayList<>();
         try (CloseableIterator<Row> it = t.executeSql("SELECT id, customer, amount, status, updated_at FROM h").collect()) {

@@ -1,0 +1,112 @@
+package io.inlet.it;
+
+import io.inlet.core.Pipeline;
+import io.inlet.core.table.TableDescriptor;
+import io.inlet.core.testing.MiniClusters;
+import io.inlet.core.transform.FilterTransform;
+import io.inlet.core.transform.ProjectionTransform;
+import io.inlet.sink.hudi.HudiSink;
+import io.inlet.sink.iceberg.IcebergSink;
+import io.inlet.sink.iceberg.WriteMode;
+import io.inlet.source.mysql.MySqlCdcSource;
+import io.inlet.testing.MariaDbExtension;
+import io.inlet.testing.MariaDbServer;
+
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.hadoop.HadoopCatalog;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * A filtered mirror is the filtered table: rows that an update moves out of the filter leave the
+ * lake, rows it moves in arrive, a primary-key change moves the row, in Iceberg upsert mode, Iceberg
+ * changelog mode and Hudi alike, each read with its own reader and compared with the same query on
+ * MySQL.
+ */
+@ExtendWith(MariaDbExtension.class)
+class FilteredUpdatesITCase {
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = MiniClusters.extension(4);
+
+    private static final String CONDITION = "status IN ('paid', 'shipped')";
+
+    @Test
+    void updatesAcrossTheFilterLeaveTheLakeEqualToTheFilteredTable(
+            MariaDbServer mysql, @TempDir Path upsertWarehouse, @TempDir Path changelogWarehouse, @TempDir Path hudiLake)
+            throws Exception {
+        String db = mysql.createDatabase();
+        mysql.execute(db,
+                "CREATE TABLE orders (id BIGINT NOT NULL PRIMARY KEY, status VARCHAR(16) NOT NULL, amount DECIMAL(10,2) NOT NULL,"
+                        + " note VARCHAR(64))",
+                "INSERT INTO orders VALUES (1, 'paid', 10.00, 'in, will leave'), (2, 'new', 20.00, 'out, will enter'),"
+                        + " (3, 'paid', 30.00, 'in, stays in'), (4, 'new', 40.00, 'out, stays out'),"
+                        + " (5, 'shipped', 50.00, 'in, key moves'), (6, 'shipped', 60.00, 'in, key moves out'),"
+                        + " (7, 'paid', 70.00, 'in, deleted'), (8, 'new', 80.00, 'out, key moves in')");
+
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        env.enableCheckpointing(300);
+        HudiSink hudi = HudiSink.builder().path(hudiLake.toUri().toString())
+                .option("write.tasks", "1").option("compaction.delta_commits", "2")
+                .option("hoodie.embed.timeline.server", "false").build();
+        Pipeline pipeline = Pipeline.builder()
+                .environment(env)
+                .source(MySqlCdcSource.builder().hostname(mysql.host()).port(mysql.port())
+                        .username(mysql.rootUser()).password(mysql.rootPassword()).databaseList(db).tableList("orders").build())
+                .transform(FilterTransform.builder().sourceTable(db + "\\.orders").filter(CONDITION).build())
+                // a projection that renames the key column keeps the key, and so the pairing, intact
+                .transform(ProjectionTransform.builder().projection("id AS order_id, *").build())
+                .sink(IcebergSink.builder().warehouse(upsertWarehouse.toUri().toString()).writeMode(WriteMode.UPSERT).build())
+                .sink(IcebergSink.builder().warehouse(changelogWarehouse.toUri().toString()).writeMode(WriteMode.CHANGELOG).build())
+                .sink(hudi)
+                .build();
+        TableDescriptor orders = pipeline.sinkTables().get(0);
+        JobClient job = pipeline.executeAsync();
+        TableIdentifier id = TableIdentifier.of(db, "orders");
+        try (HadoopCatalog upserts = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), upsertWarehouse.toUri().toString());
+                HadoopCatalog changelog = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), changelogWarehouse.toUri().toString());
+                Connection c = mysql.connection(db)) {
+            Callable<List<String>> filtered = () -> Canonical.mysqlQuery(c,
+                    "SELECT id AS order_id, status, amount, note FROM orders WHERE " + CONDITION, orders.toRowType());
+            awaitAll(job, upserts, changelog, id, hudi, hudiLake.resolve(db).resolve("orders"), orders, filtered);
+
+            mysql.execute(db,
+                    "UPDATE orders SET status = 'cancelled' WHERE id = 1",
+                    "UPDATE orders SET status = 'paid' WHERE id = 2",
+                    "UPDATE orders SET amount = 31.00 WHERE id = 3",
+                    "UPDATE orders SET amount = 41.00 WHERE id = 4",
+                    "UPDATE orders SET id = 50 WHERE id = 5",
+                    "UPDATE orders SET id = 60, status = 'new' WHERE id = 6",
+                    "DELETE FROM orders WHERE id = 7",
+                    "UPDATE orders SET id = 80, status = 'shipped' WHERE id = 8",
+                    // in one transaction: out, in, out again, and in, out, in again
+                    "START TRANSACTION",
+                    "UPDATE orders SET status = 'paid' WHERE id = 4",
+                    "UPDATE orders SET status = 'new' WHERE id = 4",
+                    "UPDATE orders SET status = 'new' WHERE id = 3",
+                    "UPDATE orders SET status = 'shipped' WHERE id = 3",
+                    "COMMIT");
+            awaitAll(job, upserts, changelog, id, hudi, hudiLake.resolve(db).resolve("orders"), orders, filtered);
+        } finally {
+            Jobs.cancelAndAwait(job);
+        }
+    }
+
+    private static void awaitAll(JobClient job, HadoopCatalog upserts, HadoopCatalog changelog, TableIdentifier id, HudiSink hudi,
+            Path hudiTable, TableDescriptor orders, Callable<List<String>> expected) throws Exception {
+        Lakes.awaitIceberg(job, upserts, id, expected);
+        Lakes.awaitIceberg(job, changelog, id, expected);
+        Lakes.awaitHudi(job, hudiTable, hudi.writeRowType(orders), orders.primaryKey(), expected, HudiOrdering.COLUMNS);
+    }
+}

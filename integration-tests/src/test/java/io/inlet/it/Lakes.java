@@ -1,0 +1,60 @@
+package io.inlet.it;
+
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.types.Row;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableIdentifier;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Waits for lake tables, read with their own readers, to reach the rows a test expects. */
+final class Lakes {
+
+    static final Duration TIMEOUT = Duration.ofSeconds(120);
+
+    private Lakes() {}
+
+    /** Waits until the Iceberg table, read with Iceberg's generic reader, equals the expected rows. */
+    static void awaitIceberg(JobClient job, Catalog catalog, TableIdentifier id, Callable<List<String>> expected) throws Exception {
+        awaitRows(job, "Iceberg table " + id, expected,
+                () -> catalog.tableExists(id) ? Canonical.iceberg(catalog.loadTable(id)) : List.of());
+    }
+
+    /**
+     * Waits until the Hudi table, read with Hudi's Flink reader, equals the expected rows; the columns
+     * named in {@code skip} (the sink's ordering column) are left out of the comparison.
+     */
+    static void awaitHudi(JobClient job, Path table, RowType type, List<String> primaryKey, Callable<List<String>> expected,
+            String... skip) throws Exception {
+        awaitRows(job, "Hudi table " + table, expected, () -> {
+            if (!table.resolve(".hoodie").toFile().exists()) {
+                return List.of();
+            }
+            List<Row> rows = HudiReads.read(table, type, primaryKey);
+            return Canonical.flink(rows, type.getFieldNames(), skip);
+        });
+    }
+
+    static void awaitRows(JobClient job, String what, Callable<List<String>> expected, Callable<List<String>> actual) throws Exception {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        List<String> want = expected.call();
+        List<String> have = List.of();
+        while (System.nanoTime() < deadline) {
+            if (job != null) {
+                Jobs.assertRunning(job);
+            }
+            have = actual.call();
+            if (have.equals(want)) {
+                return;
+            }
+            Thread.sleep(250); // polling for the next commit; the assertion below decides
+        }
+        assertThat(have).as(what).containsExactlyElementsOf(want);
+    }
+}

@@ -1,0 +1,127 @@
+package io.inlet.it;
+
+import io.inlet.core.Pipeline;
+import io.inlet.core.table.TableDescriptor;
+import io.inlet.core.testing.MiniClusters;
+import io.inlet.core.transform.FilterTransform;
+import io.inlet.sink.hudi.HudiSink;
+import io.inlet.sink.iceberg.IcebergSink;
+import io.inlet.source.kafka.DebeziumKafkaSource;
+import io.inlet.source.mysql.MySqlCdcSource;
+import io.inlet.testing.KafkaBroker;
+import io.inlet.testing.KafkaExtension;
+import io.inlet.testing.MariaDbExtension;
+import io.inlet.testing.MariaDbServer;
+import io.inlet.testing.SchemaRegistry;
+import io.inlet.testing.SchemaRegistryExtension;
+import io.inlet.testing.TestNames;
+
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.hadoop.HadoopCatalog;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * Names that parsers and paths trip over: a table named {@code line-items}, columns named {@code
+ * order}, {@code key}, {@code desc} and {@code select}, a mixed-case column, from MySQL and from
+ * Debezium on Kafka into Iceberg and Hudi, each read back with its own reader.
+ */
+@ExtendWith({MariaDbExtension.class, KafkaExtension.class, SchemaRegistryExtension.class})
+class NamesITCase {
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = MiniClusters.extension(4);
+
+    private static final String TABLE = "line-items";
+
+    private static void createTable(MariaDbServer mysql, String db) {
+        mysql.execute(db,
+                "CREATE TABLE `" + TABLE + "` (`order` INT NOT NULL, `key` VARCHAR(16) NOT NULL, `desc` VARCHAR(64),"
+                        + " `select` DECIMAL(8,2), `LineTotal` INT, PRIMARY KEY (`order`, `key`))",
+                "INSERT INTO `" + TABLE + "` VALUES (1, 'a', 'first', 1.50, 3), (2, 'b', NULL, NULL, NULL)");
+    }
+
+    private static void change(MariaDbServer mysql, String db) {
+        mysql.execute(db,
+                "UPDATE `" + TABLE + "` SET `desc` = 'changed', `LineTotal` = 4 WHERE `order` = 1",
+                "INSERT INTO `" + TABLE + "` VALUES (3, 'c', 'third', 3.00, 9)",
+                "DELETE FROM `" + TABLE + "` WHERE `order` = 2");
+    }
+
+    private static HudiSink hudi(Path lake) {
+        return HudiSink.builder().path(lake.toUri().toString()).option("write.tasks", "1")
+                .option("compaction.delta_commits", "2").option("hoodie.embed.timeline.server", "false").build();
+    }
+
+    @Test
+    void fromMySqlIntoIcebergAndHudi(MariaDbServer mysql, @TempDir Path warehouse, @TempDir Path lake) throws Exception {
+        String db = mysql.createDatabase();
+        createTable(mysql, db);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        env.enableCheckpointing(300);
+        HudiSink hudi = hudi(lake);
+        Pipeline pipeline = Pipeline.builder().environment(env)
+                .source(MySqlCdcSource.builder().hostname(mysql.host()).port(mysql.port()).username(mysql.rootUser())
+                        .password(mysql.rootPassword()).databaseList(db).tableList(TABLE).build())
+                .transform(FilterTransform.builder().filter("`order` < 100 AND `LineTotal` IS NOT NULL OR `key` = 'b'").build())
+                .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build())
+                .sink(hudi)
+                .build();
+        run(pipeline, mysql, db, warehouse, lake, hudi, null);
+    }
+
+    @Test
+    void fromDebeziumOnKafkaIntoIcebergAndHudi(MariaDbServer mysql, KafkaBroker kafka, SchemaRegistry registry,
+            @TempDir Path warehouse, @TempDir Path lake) throws Exception {
+        String db = mysql.createDatabase();
+        String server = TestNames.unique("dbz");
+        createTable(mysql, db);
+        kafka.createTopics(1, server + "." + db + "." + TABLE);
+        try (DebeziumProducer dbz = DebeziumProducer.start(mysql, db, server, kafka, registry)) {
+            dbz.awaitProduced(2, Duration.ofSeconds(60));
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+            env.setParallelism(2);
+            env.enableCheckpointing(300);
+            HudiSink hudi = hudi(lake);
+            Pipeline pipeline = Pipeline.builder().environment(env)
+                    .source(DebeziumKafkaSource.builder().bootstrapServers(kafka.bootstrapServers())
+                            .topics(server + "." + db + "." + TABLE).registryUrl(registry.ccompatUrl())
+                            .startupMode("earliest-offset").build())
+                    .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build())
+                    .sink(hudi)
+                    .build();
+            run(pipeline, mysql, db, warehouse, lake, hudi, dbz);
+        }
+    }
+
+    private static void run(Pipeline pipeline, MariaDbServer mysql, String db, Path warehouse, Path lake, HudiSink hudi,
+            DebeziumProducer dbz) throws Exception {
+        TableDescriptor t = pipeline.sinkTables().get(0);
+        JobClient job = pipeline.executeAsync();
+        try (HadoopCatalog catalog = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toUri().toString());
+                Connection c = mysql.connection(db)) {
+            Callable<List<String>> expected = () -> Canonical.mysqlAs(c, db, TABLE, t.toRowType());
+            TableIdentifier id = TableIdentifier.of(db, TABLE);
+            Path hudiTable = lake.resolve(db).resolve(TABLE);
+            Lakes.awaitIceberg(job, catalog, id, expected);
+            Lakes.awaitHudi(job, hudiTable, hudi.writeRowType(t), t.primaryKey(), expected, HudiOrdering.COLUMNS);
+            change(mysql, db);
+            Lakes.awaitIceberg(job, catalog, id, expected);
+            Lakes.awaitHudi(job, hudiTable, hudi.writeRowType(t), t.primaryKey(), expected, HudiOrdering.COLUMNS);
+        } finally {
+            Jobs.cancelAndAwait(job);
+        }
+    }
+}
