@@ -183,7 +183,36 @@ class DebeziumKafkaBadInputITCase {
                 .hasMessageContaining("after 3 attempts")
                 .hasMessageContaining("Check 'debezium-avro-confluent.url'");
         assertThatThrownBy(() -> FlinkDebeziumFormatITCase.source(kafka, registry, "no_such_topic").build().discoverTables())
-                .hasMessageContaining("has no topic [no_such_topic]");
+                .hasMessageContaining("has no topic [no_such_topic]")
+                // the connection failure is named by its type, not as a stray 'null'
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain(": null"));
+    }
+
+    @Test
+    void misleadingSetupsGetMessagesThatPointAtTheFix(KafkaBroker kafka, SchemaRegistry registry) throws Exception {
+        String[] topics = FlinkDebeziumFormatITCase.produce(kafka, registry);
+        // Apicurio's root instead of its Confluent-compatible API: every subject is 'missing'.
+        assertThatThrownBy(() -> FlinkDebeziumFormatITCase.source(kafka, registry, topics[0])
+                        .registryUrl("http://127.0.0.1:" + registry.port()).build().discoverTables())
+                .hasMessageContaining("has no subject " + topics[0] + "-value")
+                .hasMessageContaining("answers 404 for /subjects too, so the URL's path looks wrong")
+                .hasMessageContaining("/apis/ccompat/v7");
+        int closed = FreePorts.next();
+        assertThatThrownBy(() -> FlinkDebeziumFormatITCase.source(kafka, registry, topics[0])
+                        .registryUrl("http://127.0.0.1:" + closed).registryMaxRetries(0).build().discoverTables())
+                .hasMessageContaining("ConnectException")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain(": null"));
+        // A pattern that also matches a topic that is not Debezium's (here another application's) and the
+        // dead-letter topic: the message says to narrow it, and the dead letters are never a table.
+        String prefix = topics[0].substring(0, topics[0].indexOf('.'));
+        String other = kafka.createTopic(prefix + ".app.events", 1);
+        String dlq = kafka.createTopic(prefix + ".dead.letters", 1);
+        assertThatThrownBy(() -> DebeziumKafkaSource.builder().bootstrapServers(kafka.bootstrapServers())
+                        .topicPattern(java.util.regex.Pattern.quote(prefix) + "\\..*").registryUrl(registry.ccompatUrl())
+                        .deadLetterTopic(dlq).startupMode("earliest-offset").build().discoverTables())
+                .hasMessageContaining("has no subject " + other + "-value")
+                .hasMessageContaining("narrow 'topic-pattern'")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain(dlq + "-value"));
     }
 
     private static String header(ConsumerRecord<byte[], byte[]> r, String key) {

@@ -4,6 +4,7 @@ import io.inlet.annotation.PublicEvolving;
 import io.inlet.core.InletValidationException;
 import io.inlet.core.Pipeline;
 
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.TimeUtils;
 import org.slf4j.Logger;
@@ -28,6 +29,10 @@ import java.util.TreeMap;
  *   <tr><td>{@code pipeline.name}</td><td>the job name</td></tr>
  *   <tr><td>{@code pipeline.checkpoint-interval}</td><td>e.g. {@code 30 s}; without it the runtime's setting, or Inlet's default when checkpointing is off</td></tr>
  *   <tr><td>{@code pipeline.parallelism}</td><td>the job's default parallelism</td></tr>
+ *   <tr><td>{@code flink.<key>}</td><td>any Flink configuration key, for runtimes without a configuration file (plain
+ *       {@code java}, a managed service): {@code flink.state.checkpoints.dir}, {@code
+ *       flink.execution.checkpointing.externalized-checkpoint-retention}, {@code flink.state.backend.type}, {@code
+ *       flink.restart-strategy.type}, {@code flink.execution.savepoint.path} to resume from a retained checkpoint</td></tr>
  * </table>
  *
  * <pre>{@code
@@ -44,6 +49,9 @@ public final class InletJob {
 
     private static final Set<String> PIPELINE_KEYS = Set.of("pipeline.name", "pipeline.checkpoint-interval", "pipeline.parallelism");
 
+    /** Settings of this prefix are Flink configuration keys. */
+    public static final String FLINK_PREFIX = "flink.";
+
     private InletJob() {}
 
     /** Runs the pipeline the program arguments and application properties describe. */
@@ -55,9 +63,27 @@ public final class InletJob {
     public static void run(String[] args, Map<String, String> defaults) throws Exception {
         JobSettings settings = JobSettings.of(args, defaults);
         LOG.info("Inlet job settings: {}", settings);
-        Pipeline pipeline = pipeline(settings, StreamExecutionEnvironment.getExecutionEnvironment(), Set.of()).build();
+        Pipeline pipeline = pipeline(settings, environment(settings), Set.of()).build();
         LOG.info("Inlet job '{}' writes {} table(s): {}", pipeline.jobName(), pipeline.sinkTables().size(), pipeline.sinkTables());
         pipeline.execute();
+    }
+
+    /**
+     * The execution environment, configured with the {@code flink.*} settings (their keys without the
+     * prefix): checkpoint storage and directory, retained checkpoints, state backend, restart strategy,
+     * a savepoint or retained checkpoint to resume from. Over a cluster's own configuration they win.
+     */
+    public static StreamExecutionEnvironment environment(JobSettings settings) {
+        Configuration conf = flinkConfiguration(settings);
+        if (!conf.keySet().isEmpty()) {
+            LOG.info("Flink configuration from the job's settings: {}", conf.keySet());
+        }
+        return StreamExecutionEnvironment.getExecutionEnvironment(conf);
+    }
+
+    /** The {@code flink.*} settings as a Flink configuration. */
+    public static Configuration flinkConfiguration(JobSettings settings) {
+        return Configuration.fromMap(settings.withPrefix(FLINK_PREFIX));
     }
 
     /**
@@ -140,13 +166,13 @@ public final class InletJob {
         List<String> unknown = new ArrayList<>();
         for (String key : settings.asMap().keySet()) {
             boolean known = key.startsWith("source.") || key.startsWith("sink.") || key.startsWith("transform.")
-                    || PIPELINE_KEYS.contains(key) || otherPrefixes.stream().anyMatch(key::startsWith);
+                    || key.startsWith(FLINK_PREFIX) || PIPELINE_KEYS.contains(key) || otherPrefixes.stream().anyMatch(key::startsWith);
             if (!known) {
                 unknown.add(key);
             }
         }
         if (!unknown.isEmpty()) {
-            List<String> prefixes = new ArrayList<>(List.of("source.*", "transform.<n>.*", "sink.*"));
+            List<String> prefixes = new ArrayList<>(List.of("source.*", "transform.<n>.*", "sink.*", "flink.*"));
             prefixes.addAll(PIPELINE_KEYS);
             otherPrefixes.forEach(p -> prefixes.add(p + "*"));
             throw new InletValidationException("Unknown setting(s) " + unknown + "; the settings of this job are " + prefixes + ".");

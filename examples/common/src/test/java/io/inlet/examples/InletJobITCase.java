@@ -59,11 +59,38 @@ class InletJobITCase {
     }
 
     @Test
+    void flinkSettingsConfigureDurableStateWithoutAConfigurationFile(@org.junit.jupiter.api.io.TempDir Path checkpoints) {
+        JobSettings settings = JobSettings.of(new String[] {
+                "--source.type", "values", "--sink.type", "collect",
+                "--flink.state.checkpoints.dir", checkpoints.toUri().toString(),
+                "--flink.execution.checkpointing.externalized-checkpoint-retention", "RETAIN_ON_CANCELLATION",
+                "--flink.execution.checkpointing.interval", "5 s",
+                "--flink.state.backend.type", "hashmap",
+                "--flink.restart-strategy.type", "fixed-delay",
+                "--flink.restart-strategy.fixed-delay.attempts", "7",
+                "--flink.execution.savepoint.path", checkpoints.resolve("job/chk-3").toUri().toString()},
+                Map.of(), Path.of("/nonexistent"), k -> null);
+        StreamExecutionEnvironment env = InletJob.environment(settings);
+        org.apache.flink.streaming.api.environment.CheckpointConfig cc = env.getCheckpointConfig();
+        assertThat(cc.getCheckpointInterval()).isEqualTo(5000);
+        assertThat(cc.getExternalizedCheckpointCleanup())
+                .isEqualTo(org.apache.flink.streaming.api.environment.CheckpointConfig.ExternalizedCheckpointCleanup.RETAIN_ON_CANCELLATION);
+        assertThat(cc.getCheckpointStorage()).isInstanceOf(org.apache.flink.runtime.state.storage.FileSystemCheckpointStorage.class);
+        assertThat(((org.apache.flink.runtime.state.storage.FileSystemCheckpointStorage) cc.getCheckpointStorage()).getCheckpointPath().toUri().getPath())
+                .isEqualTo(checkpoints.toUri().getPath().replaceAll("/$", ""));
+        assertThat(env.getConfiguration().get(org.apache.flink.configuration.StateBackendOptions.STATE_BACKEND)).isEqualTo("hashmap");
+        assertThat(env.getConfiguration().get(org.apache.flink.configuration.RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS))
+                .isEqualTo(7);
+        assertThat(env.getConfiguration().get(org.apache.flink.runtime.jobgraph.SavepointConfigOptions.SAVEPOINT_PATH))
+                .endsWith("job/chk-3");
+    }
+
+    @Test
     void missingAndUnknownSettingsAreNamed() {
         JobSettings typo = JobSettings.of(new String[] {"--sourc.hostname", "db", "--sink.type", "collect"}, Map.of(),
                 Path.of("/nonexistent"), k -> null);
         assertThatThrownBy(() -> InletJob.pipeline(typo, StreamExecutionEnvironment.getExecutionEnvironment(), Set.of("generator.")))
-                .hasMessageContaining("Unknown setting(s) [sourc.hostname]; the settings of this job are [source.*, transform.<n>.*, sink.*")
+                .hasMessageContaining("Unknown setting(s) [sourc.hostname]; the settings of this job are [source.*, transform.<n>.*, sink.*, flink.*")
                 .hasMessageContaining("generator.*");
         JobSettings none = JobSettings.of(new String[0], Map.of(), Path.of("/nonexistent"), k -> null);
         assertThatThrownBy(() -> InletJob.pipeline(none, StreamExecutionEnvironment.getExecutionEnvironment(), Set.of()))

@@ -84,7 +84,7 @@ public final class OrdersGeneratorToIceberg {
         ensureTopic(kafka, topic, Integer.parseInt(settings.get("generator.partitions")));
         DebeziumOrders encoder = register(source, topic);
 
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        StreamExecutionEnvironment env = InletJob.environment(settings);
         long rows = Long.parseLong(settings.get("generator.rows"));
         double rate = Double.parseDouble(settings.get("generator.rows-per-second"));
         DataGeneratorSource<Tuple2<byte[], byte[]>> generator = new DataGeneratorSource<>(
