@@ -24,7 +24,6 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -54,9 +53,7 @@ class PoisonRecordsITCase {
         env.setParallelism(1);
         env.enableCheckpointing(300);
         env.setRestartStrategy(RestartStrategies.fixedDelayRestart(1000, 100));
-        Map<String, String> source = new HashMap<>(Map.of(
-                "hostname", mysql.host(), "port", String.valueOf(mysql.port()), "username", mysql.rootUser(),
-                "password", mysql.rootPassword(), "database-name", db, "table-name", "t"));
+        Map<String, String> source = MySqlOptions.of(mysql, db, "t");
         source.putAll(extra);
         return Pipeline.builder().environment(env).source("mysql-cdc", source)
                 .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build()).build();

@@ -25,7 +25,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -41,8 +40,7 @@ class RestoreITCase {
     static final MiniClusterExtension MINI_CLUSTER = MiniClusters.extension(4);
 
     private static Map<String, String> source(MariaDbServer mysql, String db, String tables) {
-        return new HashMap<>(Map.of("hostname", mysql.host(), "port", String.valueOf(mysql.port()), "username", mysql.rootUser(),
-                "password", mysql.rootPassword(), "database-name", db, "table-name", tables));
+        return MySqlOptions.of(mysql, db, tables);
     }
 
     private static StreamExecutionEnvironment env(Configuration conf) {
@@ -133,13 +131,22 @@ class RestoreITCase {
         String db = mysql.createDatabase();
         createOrders(mysql, db);
         try (HadoopCatalog catalog = catalog(warehouse); HadoopCatalog addedCatalog = catalog(added); Connection c = mysql.connection(db)) {
-            JobClient first = Pipeline.builder().environment(env(new Configuration())).source("mysql-cdc", source(mysql, db, "orders"))
+            // Checkpoints every 2 s: the savepoint below then holds files the sink's committer has not yet
+            // committed, in its state, which a restored job must hand to the same sink (and to no other).
+            StreamExecutionEnvironment firstEnv = env(new Configuration());
+            firstEnv.enableCheckpointing(2000);
+            JobClient first = Pipeline.builder().environment(firstEnv).source("mysql-cdc", source(mysql, db, "orders"))
                     .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build()).build().executeAsync();
             String savepoint;
             try {
                 awaitEqual(first, catalog, c, db, "orders");
+                long committed = catalog.loadTable(TableIdentifier.of(db, "orders")).currentSnapshot().snapshotId();
+                while (catalog.loadTable(TableIdentifier.of(db, "orders")).currentSnapshot().snapshotId() == committed) {
+                    Jobs.assertRunning(first);
+                    Thread.sleep(20); // waiting for the next commit, right after which no checkpoint is in flight
+                }
                 mysql.execute(db, "UPDATE orders SET v = 10 WHERE id = 1");
-                awaitEqual(first, catalog, c, db, "orders");
+                Thread.sleep(300); // read by the source, written by the sink's writer, not yet checkpointed
                 savepoint = first.stopWithSavepoint(false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL).get();
             } catch (Exception e) {
                 Jobs.cancelIfRunning(first);

@@ -374,6 +374,7 @@ public final class MySqlCdcSource implements ChangeSource {
         @Nullable private String deadLetterPath;
         private boolean scanNewlyAddedTables = MySqlCdcOptions.SCAN_NEWLY_ADDED_TABLE_ENABLED.defaultValue();
         private SslMode sslMode = SslMode.of(MySqlCdcOptions.SSL_MODE.defaultValue());
+        private boolean sslModeSet;
         @Nullable private String sslTrustStore;
         @Nullable private String sslTrustStorePassword;
 
@@ -382,6 +383,7 @@ public final class MySqlCdcSource implements ChangeSource {
         /** TLS for every connection to the server; see {@link SslMode}. */
         public Builder sslMode(SslMode mode) {
             this.sslMode = Objects.requireNonNull(mode);
+            this.sslModeSet = true;
             return this;
         }
 
@@ -605,8 +607,21 @@ public final class MySqlCdcSource implements ChangeSource {
             if (sslTrustStore != null && !java.nio.file.Files.isReadable(java.nio.file.Path.of(sslTrustStore))) {
                 problems.add("'ssl.truststore' = '" + sslTrustStore + "' is no readable file.");
             }
-            for (String key : new String[] {"useSSL", "sslMode", "requireSSL", "verifyServerCertificate",
-                    "trustCertificateKeyStoreUrl"}) {
+            // Flink CDC's documented jdbc.properties.useSSL carries over as the one setting it stands for.
+            String useSsl = jdbcProperties.getProperty("useSSL");
+            if (useSsl != null) {
+                SslMode implied = Boolean.parseBoolean(useSsl.trim()) ? SslMode.REQUIRED : SslMode.DISABLED;
+                if (sslModeSet && sslMode != implied) {
+                    problems.add("'jdbc.properties.useSSL' = '" + useSsl + "' contradicts 'ssl.mode' = '"
+                            + sslMode.debeziumValue().replace('_', '-') + "'. Set TLS with 'ssl.mode' alone.");
+                } else if (!sslModeSet) {
+                    LOG.warn("'jdbc.properties.useSSL' = '{}' is taken as 'ssl.mode' = '{}' for every connection, the binlog"
+                            + " client's included; set 'ssl.mode' instead.", useSsl, implied.debeziumValue());
+                    sslMode = implied;
+                }
+                jdbcProperties.remove("useSSL");
+            }
+            for (String key : new String[] {"sslMode", "requireSSL", "verifyServerCertificate", "trustCertificateKeyStoreUrl"}) {
                 if (jdbcProperties.containsKey(key)) {
                     problems.add("Set TLS with 'ssl.mode' (and 'ssl.truststore'), not 'jdbc.properties." + key + "': one setting"
                             + " covers every connection, the binlog client's included.");

@@ -70,7 +70,7 @@ public final class MySqlCdcSourceFactory implements ChangeSourceFactory {
                 .badRecordAction(BadRecordAction.of(o.get(BAD_RECORD_ACTION)))
                 .scanNewlyAddedTables(o.get(SCAN_NEWLY_ADDED_TABLE_ENABLED));
         o.getOptional(DEAD_LETTER_PATH).ifPresent(b::deadLetterPath);
-        b.sslMode(SslMode.of(o.get(SSL_MODE)));
+        o.getOptional(SSL_MODE).ifPresent(mode -> b.sslMode(SslMode.of(mode)));
         o.getOptional(SSL_TRUSTSTORE).ifPresent(store -> b.sslTrustStore(store, o.getOptional(SSL_TRUSTSTORE_PASSWORD).orElse(null)));
         o.getOptional(EXCLUDE_COLUMNS).ifPresent(b::excludeColumns);
         o.getOptional(SERVER_TIME_ZONE).ifPresent(b::serverTimeZone);

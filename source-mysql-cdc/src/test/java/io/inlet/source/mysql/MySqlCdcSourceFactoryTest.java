@@ -34,6 +34,17 @@ class MySqlCdcSourceFactoryTest {
         assertThat(FactoryDiscovery.createSource("mysql-cdc", o))
                 .isInstanceOf(MySqlCdcSource.class)
                 .hasToString("MySqlCdcSource{cdc@db.internal:3306, database-name=shop, table-name=orders|customers, scan.startup.mode=latest-offset}");
+        o.put("ssl.mode", "disabled");
+        assertThatThrownBy(() -> FactoryDiscovery.createSource("mysql-cdc", o))
+                .hasMessageContaining("'jdbc.properties.useSSL' = 'true' contradicts 'ssl.mode' = 'disabled'");
+        o.remove("jdbc.properties.useSSL");
+        o.put("jdbc.properties.sslMode", "REQUIRED");
+        assertThatThrownBy(() -> FactoryDiscovery.createSource("mysql-cdc", o))
+                .hasMessageContaining("Set TLS with 'ssl.mode' (and 'ssl.truststore'), not 'jdbc.properties.sslMode'");
+        o.remove("jdbc.properties.sslMode");
+        o.put("ssl.mode", "verify-ca");
+        assertThatThrownBy(() -> FactoryDiscovery.createSource("mysql-cdc", o))
+                .hasMessageContaining("'ssl.mode' = 'verify-ca' checks the server's certificate and needs 'ssl.truststore'");
     }
 
     @Test

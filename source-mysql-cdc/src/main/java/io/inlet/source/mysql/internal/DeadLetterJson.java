@@ -4,15 +4,21 @@ import io.inlet.annotation.Internal;
 import io.inlet.core.event.SourcePosition;
 import io.inlet.core.table.TableId;
 
+import io.debezium.document.Document;
+import io.debezium.document.DocumentWriter;
+
 import javax.annotation.Nullable;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.util.Map;
 
 /**
  * The JSON of a dead letter, one line per record: {@code {"table": "shop.orders", "kind": "+I",
  * "position": "mysql-bin.000003:4711#0", "reason": "...", "before": {...}, "after": {...}, "at":
- * "2026-12-01T10:00:00Z"}}, the row images as Debezium gave them, every value as text.
+ * "2026-12-01T10:00:00Z"}}, the row images as Debezium gave them, every value as text. Written
+ * with Debezium's own JSON writer, which the source has at hand.
  */
 @Internal
 final class DeadLetterJson {
@@ -21,79 +27,46 @@ final class DeadLetterJson {
 
     static String of(TableId table, String kind, SourcePosition position, String reason,
             @Nullable Map<String, String> before, @Nullable Map<String, String> after) {
-        StringBuilder sb = new StringBuilder(256).append('{');
-        field(sb, "table", table.identifier()).append(',');
-        field(sb, "kind", kind).append(',');
-        field(sb, "position", position.toString()).append(',');
-        field(sb, "reason", reason).append(',');
-        row(sb, "before", before).append(',');
-        row(sb, "after", after).append(',');
-        field(sb, "at", Instant.now().toString());
-        return sb.append('}').toString();
+        Document d = Document.create();
+        d.setString("table", table.identifier());
+        d.setString("kind", kind);
+        d.setString("position", position.toString());
+        d.setString("reason", reason);
+        row(d, "before", before);
+        row(d, "after", after);
+        d.setString("at", Instant.now().toString());
+        return write(d);
     }
 
     static String notice(TableId table, SourcePosition position, String what) {
-        StringBuilder sb = new StringBuilder(128).append('{');
-        field(sb, "table", table.identifier()).append(',');
-        field(sb, "position", position.toString()).append(',');
-        field(sb, "change", what);
-        return sb.append('}').toString();
+        Document d = Document.create();
+        d.setString("table", table.identifier());
+        d.setString("position", position.toString());
+        d.setString("change", what);
+        return write(d);
     }
 
-    private static StringBuilder row(StringBuilder sb, String name, @Nullable Map<String, String> values) {
-        quote(sb, name).append(':');
+    private static void row(Document d, String name, @Nullable Map<String, String> values) {
         if (values == null) {
-            return sb.append("null");
+            d.setNull(name);
+            return;
         }
-        sb.append('{');
-        boolean first = true;
-        for (Map.Entry<String, String> e : values.entrySet()) {
-            if (!first) {
-                sb.append(',');
-            }
-            first = false;
-            quote(sb, e.getKey()).append(':');
-            if (e.getValue() == null) {
-                sb.append("null");
+        Document row = Document.create();
+        values.forEach((k, v) -> {
+            if (v == null) {
+                row.setNull(k);
             } else {
-                quote(sb, e.getValue());
+                row.setString(k, v);
             }
-        }
-        return sb.append('}');
+        });
+        d.setDocument(name, row);
     }
 
-    private static StringBuilder field(StringBuilder sb, String name, String value) {
-        return quote(quote(sb, name).append(':'), value);
-    }
-
-    static StringBuilder quote(StringBuilder sb, String s) {
-        sb.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"':
-                    sb.append("\\\"");
-                    break;
-                case '\\':
-                    sb.append("\\\\");
-                    break;
-                case '\n':
-                    sb.append("\\n");
-                    break;
-                case '\r':
-                    sb.append("\\r");
-                    break;
-                case '\t':
-                    sb.append("\\t");
-                    break;
-                default:
-                    if (c < 0x20) {
-                        sb.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        sb.append(c);
-                    }
-            }
+    private static String write(Document d) {
+        try {
+            return DocumentWriter.defaultWriter().write(d);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
-        return sb.append('"');
     }
 }
