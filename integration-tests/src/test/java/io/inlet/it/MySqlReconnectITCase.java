@@ -17,7 +17,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.sql.Connection;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

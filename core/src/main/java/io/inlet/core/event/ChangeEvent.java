@@ -35,14 +35,16 @@ public final class ChangeEvent {
     private final RowData row;
     private final long sourceTimestamp;
     private final SourcePosition position;
+    private final boolean keyOnly;
 
     private ChangeEvent(
-            TableId tableId, int schemaVersion, RowData row, long sourceTimestamp, SourcePosition position) {
+            TableId tableId, int schemaVersion, RowData row, long sourceTimestamp, SourcePosition position, boolean keyOnly) {
         this.tableId = tableId;
         this.schemaVersion = schemaVersion;
         this.row = row;
         this.sourceTimestamp = sourceTimestamp;
         this.position = position;
+        this.keyOnly = keyOnly;
     }
 
     /**
@@ -58,7 +60,24 @@ public final class ChangeEvent {
                 schemaVersion,
                 Objects.requireNonNull(row, "row"),
                 sourceTimestamp,
-                Objects.requireNonNull(position, "position"));
+                Objects.requireNonNull(position, "position"),
+                false);
+    }
+
+    /**
+     * An event whose row holds only the primary key, its other columns unknown (not NULL): the old
+     * row of an update from a source that does not log before images (PostgreSQL without REPLICA
+     * IDENTITY FULL). Sinks delete by its key; transforms must not judge its other columns.
+     */
+    public static ChangeEvent keyOnly(
+            TableId tableId, int schemaVersion, RowData row, long sourceTimestamp, SourcePosition position) {
+        return new ChangeEvent(
+                Objects.requireNonNull(tableId, "tableId"),
+                schemaVersion,
+                Objects.requireNonNull(row, "row"),
+                sourceTimestamp,
+                Objects.requireNonNull(position, "position"),
+                true);
     }
 
     /** An event with no known source time or position (schema version 1). */
@@ -97,16 +116,21 @@ public final class ChangeEvent {
         return position;
     }
 
+    /** Whether the row holds only the primary key, the other columns unknown; see {@link #keyOnly}. */
+    public boolean isKeyOnly() {
+        return keyOnly;
+    }
+
     /** The same change for another table id and schema version (routing). */
     public ChangeEvent withTable(TableId newTableId, int newSchemaVersion) {
         return new ChangeEvent(
-                Objects.requireNonNull(newTableId, "tableId"), newSchemaVersion, row, sourceTimestamp, position);
+                Objects.requireNonNull(newTableId, "tableId"), newSchemaVersion, row, sourceTimestamp, position, keyOnly);
     }
 
     /** The same change with another row (projection, added columns). */
     public ChangeEvent withRow(RowData newRow, int newSchemaVersion) {
         return new ChangeEvent(
-                tableId, newSchemaVersion, Objects.requireNonNull(newRow, "row"), sourceTimestamp, position);
+                tableId, newSchemaVersion, Objects.requireNonNull(newRow, "row"), sourceTimestamp, position, keyOnly);
     }
 
     @Override
@@ -119,6 +143,7 @@ public final class ChangeEvent {
         }
         ChangeEvent that = (ChangeEvent) o;
         return schemaVersion == that.schemaVersion
+                && keyOnly == that.keyOnly
                 && sourceTimestamp == that.sourceTimestamp
                 && tableId.equals(that.tableId)
                 && position.equals(that.position)

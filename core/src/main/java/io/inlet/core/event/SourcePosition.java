@@ -91,6 +91,9 @@ public final class SourcePosition implements Serializable {
      * it orders as that binlog row.
      */
     public static SourcePosition snapshot(String binlogFile, long binlogPosition, int row) {
+        if (row < 0) {
+            throw new IllegalArgumentException("A binlog row is 0 or more, was " + row);
+        }
         return new SourcePosition(
                 Kind.SNAPSHOT, Objects.requireNonNull(binlogFile, "binlogFile"), binlogPosition, row,
                 binlogOrder(binlogFile, binlogPosition, row));

@@ -161,6 +161,29 @@ class ChangeEventSerializerTest {
     }
 
     @Test
+    void roundTripsEveryKindOfPositionItsOrderAndKeyOnlyRows() throws Exception {
+        ChangeEventSerializer s = serializer(SMALL);
+        List<ChangeEvent> events = List.of(
+                ChangeEvent.of(SMALL.tableId(), 1, TestRows.row(SMALL, RowKind.INSERT, 1, "a"), 1L,
+                        SourcePosition.snapshot("mysql-bin.000004", 4711L)),
+                ChangeEvent.of(SMALL.tableId(), 1, TestRows.row(SMALL, RowKind.INSERT, 2, "b"), 1L,
+                        SourcePosition.snapshot("mysql-bin.000004", 5000L, 3)),
+                ChangeEvent.of(SMALL.tableId(), 1, TestRows.row(SMALL, RowKind.INSERT, 3, "c"), 1L,
+                        SourcePosition.kafka("t", 0, 9L, SourcePosition.binlogOrder("mysql-bin.000004", 6000L, 1))),
+                ChangeEvent.keyOnly(SMALL.tableId(), 1, TestRows.row(SMALL, RowKind.UPDATE_BEFORE, 4, null), 1L,
+                        SourcePosition.kafka("t", 0, 10L)));
+        List<ChangeEvent> back = read(s, write(s, events), events.size());
+        assertThat(back).isEqualTo(events);
+        assertThat(back.subList(0, 3)).extracting(e -> e.position().order()).isSorted();
+        assertThat(back.get(3).isKeyOnly()).isTrue();
+        assertThat(back.get(0).isKeyOnly()).isFalse();
+        // A snapshot at a binlog position orders just before the first change from it on.
+        assertThat(SourcePosition.snapshot("mysql-bin.000004", 4711L).order())
+                .isEqualTo(SourcePosition.binlog("mysql-bin.000004", 4711L, 0).order() - 1)
+                .isGreaterThan(SourcePosition.binlog("mysql-bin.000003", 999_999L, 77).order());
+    }
+
+    @Test
     void roundTripsEachEventAloneAndThroughStreamCopy() throws Exception {
         ChangeEventSerializer s = serializer(ALL_TYPES, SMALL);
         for (ChangeEvent e : events()) {

@@ -52,7 +52,4 @@ public final class HudiSinkOptions {
 
     /** The precombine column the sink adds when none is named. */
     public static final String SOURCE_POSITION_COLUMN = "_source_position";
-
-    /** The precombine column Inlet 0.1 added (the source timestamp in epoch ms), which this version refuses to extend. */
-
 }

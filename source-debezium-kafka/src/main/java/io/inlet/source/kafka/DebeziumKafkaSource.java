@@ -101,7 +101,7 @@ public final class DebeziumKafkaSource implements ChangeSource {
     private final SchemaChangeBehavior schemaChangeBehavior;
 
     private transient Map<String, TableDescriptor> tablesByTopic;
-    private transient Map<String, Integer> latestSchemaIds;
+    private transient Map<String, Long> buildOffsets;
 
     private DebeziumKafkaSource(Builder b, RegistrySettings registry) {
         this.bootstrapServers = b.bootstrapServers;
@@ -141,7 +141,7 @@ public final class DebeziumKafkaSource implements ChangeSource {
         Pattern excluded = excludeColumns == null ? null : Pattern.compile(excludeColumns);
         List<String> problems = new ArrayList<>();
         Map<String, TableDescriptor> byTopic = new LinkedHashMap<>();
-        Map<String, Integer> latestIds = new LinkedHashMap<>();
+
         Map<TableId, String> topicOfTable = new HashMap<>();
         String narrow = topicPattern == null ? "" : " It matched 'topic-pattern' = '" + topicPattern + "': if it is no change topic"
                 + " of the connector (a schema history, dead-letter or other application's topic), narrow 'topic-pattern' to the"
@@ -168,7 +168,6 @@ public final class DebeziumKafkaSource implements ChangeSource {
                 }
                 Schema key = client.latest(topic + "-key").map(r -> r.schema).orElse(null);
                 byTopic.put(topic, EnvelopeSchemas.describe(id, topic, value.get().schema, key, excluded, timePrecisionMode));
-                latestIds.put(topic, value.get().id);
             } catch (InletValidationException e) {
                 e.problems().forEach(p -> problems.add(p + narrow));
             } catch (IOException e) {
@@ -182,7 +181,7 @@ public final class DebeziumKafkaSource implements ChangeSource {
             throw new InletValidationException(problems);
         }
         tablesByTopic = byTopic;
-        latestSchemaIds = latestIds;
+        buildOffsets = endOffsets(new ArrayList<>(byTopic.keySet()));
         LOG.info("debezium-kafka reads {} topic(s) as tables: {}", byTopic.size(),
                 byTopic.entrySet().stream().map(e -> e.getKey() + " -> " + e.getValue().tableId()).collect(Collectors.joining(", ")));
         return new ArrayList<>(byTopic.values());
@@ -206,6 +205,32 @@ public final class DebeziumKafkaSource implements ChangeSource {
             problems.add("'table-id.replacement' = '" + tableIdReplacement + "' gives no table id for topic " + topic + ": " + e.getMessage());
             return null;
         }
+    }
+
+    /**
+     * The end offset of every partition of the topics now, by {@code topic:partition}: the tables'
+     * shapes are the newest schemas' of now, so records from these offsets on must have them.
+     */
+    private Map<String, Long> endOffsets(List<String> topicNames) {
+        Properties p = new Properties();
+        p.putAll(kafkaProperties);
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        p.putIfAbsent(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
+        Map<String, Long> out = new HashMap<>();
+        try (Admin admin = Admin.create(p)) {
+            Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> wanted = new HashMap<>();
+            admin.describeTopics(topicNames).allTopicNames().get(60, TimeUnit.SECONDS).forEach((name, d) ->
+                    d.partitions().forEach(part -> wanted.put(new TopicPartition(name, part.partition()),
+                            org.apache.kafka.clients.admin.OffsetSpec.latest())));
+            admin.listOffsets(wanted).all().get(60, TimeUnit.SECONDS)
+                    .forEach((tp, info) -> out.put(tp.topic() + ":" + tp.partition(), info.offset()));
+        } catch (Exception e) {
+            throw new InletValidationException(
+                    "Cannot read the end offsets of the topics " + topicNames + " at " + bootstrapServers + ": " + e
+                            + ". Check 'properties.bootstrap.servers' and that the user may describe the topics.",
+                    e);
+        }
+        return out;
     }
 
     /** The explicit topics, checked to exist, or those matching the pattern now. */
@@ -280,7 +305,7 @@ public final class DebeziumKafkaSource implements ChangeSource {
         OutputTag<KafkaRawRecord> dlq = deadLetterTopic == null ? null : new OutputTag<>("dead-letters", KafkaRawRecord.TYPE);
         SingleOutputStreamOperator<ChangeEvent> events =
                 raw.process(new DebeziumDecodeFunction(registry, byTopic,
-                                new DebeziumRecordDecoder.Settings(latestSchemaIds, excludeColumns, timePrecisionMode, schemaChangeBehavior),
+                                new DebeziumRecordDecoder.Settings(buildOffsets, excludeColumns, timePrecisionMode, schemaChangeBehavior),
                                 dlq), context.typeInfo())
                         .name("Debezium Avro decoder")
                         .uid(context.uid("decoder"))

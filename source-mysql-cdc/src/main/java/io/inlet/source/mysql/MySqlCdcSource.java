@@ -335,6 +335,17 @@ public final class MySqlCdcSource implements ChangeSource {
         }
     }
 
+    /**
+     * Whether the binlog may hand a sink changes it already has: when the job starts at an earlier
+     * binlog position (earliest-offset, timestamp, specific-offset) over tables that may hold their
+     * effects. A snapshot ('initial') hands each row once, and so does 'latest-offset'.
+     */
+    @Override
+    public boolean mayRepeatChanges() {
+        return startupMode == StartupMode.EARLIEST_OFFSET || startupMode == StartupMode.TIMESTAMP
+                || startupMode == StartupMode.SPECIFIC_OFFSET;
+    }
+
     /** Never shows the password. */
     @Override
     public String toString() {
@@ -371,6 +382,7 @@ public final class MySqlCdcSource implements ChangeSource {
         private SchemaChangeBehavior schemaChangeBehavior = SchemaChangeBehavior.FAIL;
         private TimePrecisionMode timePrecisionMode = TimePrecisionMode.TIME;
         private BadRecordAction badRecordAction = BadRecordAction.FAIL;
+        private boolean badRecordActionSet;
         @Nullable private String deadLetterPath;
         private boolean scanNewlyAddedTables = MySqlCdcOptions.SCAN_NEWLY_ADDED_TABLE_ENABLED.defaultValue();
         private SslMode sslMode = SslMode.of(MySqlCdcOptions.SSL_MODE.defaultValue());
@@ -536,13 +548,19 @@ public final class MySqlCdcSource implements ChangeSource {
         /** What a row that cannot be converted does; see {@link BadRecordAction}. */
         public Builder badRecordAction(BadRecordAction action) {
             this.badRecordAction = Objects.requireNonNull(action);
+            this.badRecordActionSet = true;
             return this;
         }
 
-        /** Sets bad rows aside as JSON lines in this directory (and the bad-record action to dead-letter). */
+        /**
+         * Sets bad rows aside as JSON lines in this directory; the bad-record action becomes
+         * dead-letter unless it was set explicitly.
+         */
         public Builder deadLetterPath(String directory) {
             this.deadLetterPath = directory;
-            this.badRecordAction = BadRecordAction.DEAD_LETTER;
+            if (!badRecordActionSet) {
+                this.badRecordAction = BadRecordAction.DEAD_LETTER;
+            }
             return this;
         }
 
@@ -609,8 +627,10 @@ public final class MySqlCdcSource implements ChangeSource {
             }
             // Flink CDC's documented jdbc.properties.useSSL carries over as the one setting it stands for.
             String useSsl = jdbcProperties.getProperty("useSSL");
-            if (useSsl != null) {
-                SslMode implied = Boolean.parseBoolean(useSsl.trim()) ? SslMode.REQUIRED : SslMode.DISABLED;
+            if (useSsl != null && !useSsl.trim().matches("(?i)true|yes|false|no")) {
+                problems.add("'jdbc.properties.useSSL' = '" + useSsl + "' is neither true nor false; set TLS with 'ssl.mode'.");
+            } else if (useSsl != null) {
+                SslMode implied = useSsl.trim().matches("(?i)true|yes") ? SslMode.REQUIRED : SslMode.DISABLED;
                 if (sslModeSet && sslMode != implied) {
                     problems.add("'jdbc.properties.useSSL' = '" + useSsl + "' contradicts 'ssl.mode' = '"
                             + sslMode.debeziumValue().replace('_', '-') + "'. Set TLS with 'ssl.mode' alone.");

@@ -67,8 +67,8 @@ public final class MySqlCdcSourceFactory implements ChangeSourceFactory {
                 .treatTinyInt1AsBoolean(o.get(TREAT_TINYINT1_AS_BOOLEAN))
                 .schemaChangeBehavior(SchemaChangeBehavior.of(o.get(SCHEMA_CHANGE_BEHAVIOR)))
                 .timePrecisionMode(TimePrecisionMode.of(o.get(TIME_PRECISION_MODE)))
-                .badRecordAction(BadRecordAction.of(o.get(BAD_RECORD_ACTION)))
                 .scanNewlyAddedTables(o.get(SCAN_NEWLY_ADDED_TABLE_ENABLED));
+        o.getOptional(BAD_RECORD_ACTION).ifPresent(action -> b.badRecordAction(BadRecordAction.of(action)));
         o.getOptional(DEAD_LETTER_PATH).ifPresent(b::deadLetterPath);
         o.getOptional(SSL_MODE).ifPresent(mode -> b.sslMode(SslMode.of(mode)));
         o.getOptional(SSL_TRUSTSTORE).ifPresent(store -> b.sslTrustStore(store, o.getOptional(SSL_TRUSTSTORE_PASSWORD).orElse(null)));

@@ -48,6 +48,37 @@ class MySqlCdcSourceFactoryTest {
     }
 
     @Test
+    void aStartAtAnEarlierBinlogPositionMayRepeatChangesTheSinksHave() {
+        for (String mode : new String[] {"initial", "latest-offset"}) {
+            Map<String, String> o = options();
+            o.put("scan.startup.mode", mode);
+            assertThat(FactoryDiscovery.createSource("mysql-cdc", o).mayRepeatChanges()).as(mode).isFalse();
+        }
+        Map<String, String> o = options();
+        o.put("scan.startup.mode", "timestamp");
+        o.put("scan.startup.timestamp-millis", "1700000000000");
+        assertThat(FactoryDiscovery.createSource("mysql-cdc", o).mayRepeatChanges()).isTrue();
+        o.put("scan.startup.mode", "earliest-offset");
+        assertThat(FactoryDiscovery.createSource("mysql-cdc", o).mayRepeatChanges()).isTrue();
+    }
+
+    @Test
+    void anExplicitBadRecordActionWinsAndUseSslMeansWhatConnectorJSays() {
+        Map<String, String> o = options();
+        o.put("dead-letter.path", "file:///tmp/dlq");
+        o.put("bad-record.action", "fail");
+        assertThat(FactoryDiscovery.createSource("mysql-cdc", o)).isInstanceOf(MySqlCdcSource.class);
+        o.remove("bad-record.action");
+        o.put("jdbc.properties.useSSL", "maybe");
+        assertThatThrownBy(() -> FactoryDiscovery.createSource("mysql-cdc", o))
+                .hasMessageContaining("'jdbc.properties.useSSL' = 'maybe' is neither true nor false");
+        o.put("jdbc.properties.useSSL", "yes");
+        o.put("ssl.mode", "disabled");
+        assertThatThrownBy(() -> FactoryDiscovery.createSource("mysql-cdc", o))
+                .hasMessageContaining("'jdbc.properties.useSSL' = 'yes' contradicts 'ssl.mode' = 'disabled'");
+    }
+
+    @Test
     void toStringNeverShowsThePassword() {
         assertThat(FactoryDiscovery.createSource("mysql-cdc", options()).toString()).doesNotContain("very-secret");
     }

@@ -39,6 +39,8 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
     private static final int POSITION_MASK = 0x03;
     /** A Kafka position whose order is not its offset (the record's own, e.g. Debezium's binlog position). */
     private static final int HAS_ORDER = 0x20;
+    /** The row holds only the primary key (ChangeEvent#isKeyOnly). */
+    private static final int KEY_ONLY = 0x40;
     private static final SourcePosition.Kind[] POSITION_KINDS = SourcePosition.Kind.values();
     private static final RowKind[] ROW_KINDS = RowKind.values();
 
@@ -158,7 +160,8 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
                 event.kind().toByteValue()
                         | (event.hasSourceTimestamp() ? HAS_TIMESTAMP : 0)
                         | (position.kind().ordinal() << POSITION_SHIFT)
-                        | (explicitOrder ? HAS_ORDER : 0);
+                        | (explicitOrder ? HAS_ORDER : 0)
+                        | (event.isKeyOnly() ? KEY_ONLY : 0);
         out.writeByte(header);
         VarInts.write(index, out);
         if (event.hasSourceTimestamp()) {
@@ -209,7 +212,7 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
         }
         long ts = (header & HAS_TIMESTAMP) != 0 ? in.readLong() : ChangeEvent.UNKNOWN_TIMESTAMP;
         SourcePosition position;
-        // The format of earlier versions is this one without SNAPSHOT positions and HAS_ORDER: it reads as is.
+        // The format of earlier versions is this one without SNAPSHOT positions, HAS_ORDER and KEY_ONLY: it reads as is.
         switch (POSITION_KINDS[(header >>> POSITION_SHIFT) & POSITION_MASK]) {
             case BINLOG:
                 {
@@ -241,7 +244,9 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
         }
         RowData row = codecs[index].read(ROW_KINDS[header & KIND_MASK], in);
         TableSchemaEntry entry = entries.get(index);
-        return ChangeEvent.of(entry.tableId(), entry.schemaVersion(), row, ts, position);
+        return (header & KEY_ONLY) != 0
+                ? ChangeEvent.keyOnly(entry.tableId(), entry.schemaVersion(), row, ts, position)
+                : ChangeEvent.of(entry.tableId(), entry.schemaVersion(), row, ts, position);
     }
 
     @Override

@@ -34,9 +34,10 @@ import java.util.function.Consumer;
  *
  * <p>An update whose rows have different primary keys is a delete of the old key and an insert of
  * the new one, each judged on its own row. A {@code +U} that comes without its {@code -U} (sources
- * that send only new rows) becomes {@code -D} when it fails the condition, because the old row may
- * be in the view; a {@code -U} without a following {@code +U} is judged as a delete. Inserts and
- * deletes are judged by their row.
+ * that send only new rows), or with a {@code -U} that holds only the key ({@link
+ * ChangeEvent#isKeyOnly()}), is taken as if the old row was in the view: it becomes {@code -D} when
+ * it fails the condition. A {@code -U} without a following {@code +U} is judged as a delete. Inserts
+ * and deletes are judged by their row.
  *
  * <p>Not thread-safe; one per operator instance. The pending {@code -U} is held only between the two
  * halves of one update, which a source emits together; {@link #flush} emits it when anything else
@@ -144,7 +145,7 @@ public final class ViewChanges implements Serializable {
         }
         ChangeEvent before = pendingBefore;
         pendingBefore = null;
-        if (pendingTable.passes(before.row())) {
+        if (before.isKeyOnly() || pendingTable.passes(before.row())) {
             out.accept(as(pendingTable, before, RowKind.DELETE));
         } else {
             dropped.run();
@@ -152,7 +153,8 @@ public final class ViewChanges implements Serializable {
     }
 
     private static void update(Bound b, ChangeEvent before, ChangeEvent after, Consumer<ChangeEvent> out, Runnable dropped) {
-        boolean oldIn = b.passes(before.row());
+        // An old row of which only the key is known may have been in the view: keep its -U (a delete by key).
+        boolean oldIn = before.isKeyOnly() || b.passes(before.row());
         boolean newIn = b.passes(after.row());
         if (!b.keys.sameKey(before.row(), after.row())) {
             // A primary-key change: the old key goes, the new key comes, each on its own row.

@@ -115,4 +115,17 @@ class ViewChangesTest {
         assertThat(emitted()).containsExactly(
                 "-D(3, anna, 1.00, shipped, 2024-05-01T08:00)", "+I(4, anna, 1.00, shipped, 2024-05-01T08:00)");
     }
+
+    @Test
+    void anOldRowOfWhichOnlyTheKeyIsKnownMayHaveBeenInTheView() {
+        // PostgreSQL without REPLICA IDENTITY FULL: the -U holds the key, its other columns unknown.
+        ChangeEvent keyOnly = ChangeEvent.keyOnly(ShopTables.ORDERS.tableId(), 1,
+                TestRows.row(ShopTables.ORDERS, RowKind.UPDATE_BEFORE, 1L, null, null, null, null), ChangeEvent.UNKNOWN_TIMESTAMP,
+                io.inlet.core.event.SourcePosition.none());
+        feed(keyOnly, order(RowKind.UPDATE_AFTER, 1, "returned"));
+        assertThat(emitted()).containsExactly("-D(1, null, null, null, null)");
+        out.clear();
+        feed(keyOnly, order(RowKind.UPDATE_AFTER, 1, "shipped"));
+        assertThat(out).extracting(ChangeEvent::kind).containsExactly(RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER);
+    }
 }

@@ -62,26 +62,27 @@ public final class DebeziumRecordDecoder {
     public static final class Settings implements java.io.Serializable {
         private static final long serialVersionUID = 1L;
 
-        final HashMap<String, Integer> latestSchemaIds;
+        /** Null: every record counts as written before the build (decoding alone, no shape checks). */
+        @Nullable final HashMap<String, Long> buildOffsets;
         @Nullable final String excludeColumns;
         final TimePrecisionMode timeMode;
         final SchemaChangeBehavior schemaChanges;
 
         /**
-         * @param latestSchemaIds per topic, the id of the newest value schema when the pipeline was
-         *     built (the table's shape); records with a newer id are checked for a schema change
+         * @param buildOffsets per {@code topic:partition}, its end offset when the pipeline was built
+         *     (the tables' shapes are those of then): records from there on must have them
          */
-        public Settings(Map<String, Integer> latestSchemaIds, @Nullable String excludeColumns, TimePrecisionMode timeMode,
+        public Settings(@Nullable Map<String, Long> buildOffsets, @Nullable String excludeColumns, TimePrecisionMode timeMode,
                 SchemaChangeBehavior schemaChanges) {
-            this.latestSchemaIds = new HashMap<>(latestSchemaIds);
+            this.buildOffsets = buildOffsets == null ? null : new HashMap<>(buildOffsets);
             this.excludeColumns = excludeColumns;
             this.timeMode = timeMode;
             this.schemaChanges = schemaChanges;
         }
 
-        /** Every schema id as the table's shape (tests and benchmarks of decoding alone). */
+        /** Every record as one written before the pipeline was built (tests and benchmarks of decoding alone). */
         public static Settings lenient() {
-            return new Settings(Map.of(), null, TimePrecisionMode.TIME, SchemaChangeBehavior.FAIL);
+            return new Settings(null, null, TimePrecisionMode.TIME, SchemaChangeBehavior.FAIL);
         }
     }
 
@@ -89,7 +90,8 @@ public final class DebeziumRecordDecoder {
     private final Map<String, TableDescriptor> tablesByTopic;
     private final Settings settings;
     private final Pattern excluded;
-    private final Map<String, Map<Integer, EnvelopeDecoder>> decoders = new HashMap<>();
+    private final Map<String, Map<Integer, Plan>> decoders = new HashMap<>();
+    private final java.util.Set<String> reportedIgnored = new java.util.HashSet<>();
     private final Map<TableId, RowKeys> keys = new HashMap<>();
     private final EnvelopeDecoder.Envelope envelope = new EnvelopeDecoder.Envelope();
     private BinaryDecoder decoder;
@@ -174,7 +176,9 @@ public final class DebeziumRecordDecoder {
                 // A changed key: a delete of the old key and an insert of the new one, for sinks that upsert by key.
                 before.setRowKind(sameKey ? RowKind.UPDATE_BEFORE : RowKind.DELETE);
                 after.setRowKind(sameKey ? RowKind.UPDATE_AFTER : RowKind.INSERT);
-                out.collect(ChangeEvent.of(table.tableId(), version, before, ts, position));
+                out.collect(envelope.before != null
+                        ? ChangeEvent.of(table.tableId(), version, before, ts, position)
+                        : ChangeEvent.keyOnly(table.tableId(), version, before, ts, position));
                 out.collect(ChangeEvent.of(table.tableId(), version, after, ts, position));
                 break;
             case 'd':
@@ -240,44 +244,78 @@ public final class DebeziumRecordDecoder {
         return currentRecord == null ? "topic " + topic : currentRecord.where();
     }
 
+    /** How the records of one writer schema are read, and how that schema differs from the table. */
+    private static final class Plan {
+        @Nullable final EnvelopeDecoder decoder;
+        @Nullable final String unreadable;
+        final List<String> differences;
+        final List<String> blocking;
+
+        Plan(@Nullable EnvelopeDecoder decoder, @Nullable String unreadable, List<String> differences, List<String> blocking) {
+            this.decoder = decoder;
+            this.unreadable = unreadable;
+            this.differences = differences;
+            this.blocking = blocking;
+        }
+    }
+
+    /**
+     * Whether a record was written after the pipeline was built (at or past the partition's end
+     * offset then): its rows must have the table's shape. Earlier records may have older shapes.
+     * By offset, not schema id: a registry gives a schema that returns to an earlier shape its earlier id.
+     */
+    private boolean current(KafkaRawRecord raw) {
+        if (settings.buildOffsets == null) {
+            return false;
+        }
+        Long end = settings.buildOffsets.get(raw.topic + ":" + raw.partition);
+        return end == null || raw.offset >= end;
+    }
+
     private EnvelopeDecoder decoderFor(String topic, int id, TableDescriptor table) throws BadRecord, IOException {
-        Map<Integer, EnvelopeDecoder> byId = decoders.computeIfAbsent(topic, t -> new HashMap<>());
-        EnvelopeDecoder d = byId.get(id);
-        if (d != null) {
-            return d;
-        }
-        Schema writer;
-        try {
-            writer = client.schemaById(id);
-        } catch (SchemaRegistryClient.NotFoundException e) {
-            throw new BadRecord("the schema registry has no schema id " + id, e);
-        }
-        Integer latest = settings.latestSchemaIds.get(topic);
-        if (latest != null && id > latest) {
-            // A writer schema registered after the pipeline was built: its rows must have the table's shape.
+        Map<Integer, Plan> byId = decoders.computeIfAbsent(topic, t -> new HashMap<>());
+        Plan plan = byId.get(id);
+        if (plan == null) {
+            Schema writer;
+            try {
+                writer = client.schemaById(id);
+            } catch (SchemaRegistryClient.NotFoundException e) {
+                throw new BadRecord("the schema registry has no schema id " + id, e);
+            }
             List<String> addedNullable = new ArrayList<>();
             List<String> differences = EnvelopeSchemas.differences(writer, table, excluded, settings.timeMode, addedNullable);
             List<String> blocking = new ArrayList<>(differences);
             if (settings.schemaChanges == SchemaChangeBehavior.IGNORE_ADDED_COLUMNS) {
                 blocking.removeAll(addedNullable);
             }
-            if (!blocking.isEmpty()) {
-                throw new InletStopException("Table " + table.tableId() + " changed in the source: " + String.join(", ", blocking)
-                        + " (topic " + topic + ", schema id " + id + ", registered after the pipeline was built from schema id "
-                        + latest + "; first seen at " + where(topic) + ")." + SCHEMA_WHAT_TO_DO);
+            EnvelopeDecoder d = null;
+            String unreadable = null;
+            try {
+                d = new EnvelopeDecoder(writer, table, excluded, settings.timeMode);
+            } catch (IllegalArgumentException e) {
+                unreadable = "schema id " + id + " cannot be read as table " + table.tableId() + ": " + e.getMessage();
             }
-            if (!differences.isEmpty()) {
+            plan = new Plan(d, unreadable, differences, blocking);
+            byId.put(id, plan);
+        }
+        if (!plan.differences.isEmpty() && currentRecord != null && current(currentRecord)) {
+            if (!plan.blocking.isEmpty()) {
+                throw new InletStopException("Table " + table.tableId() + " changed in the source: " + String.join(", ", plan.blocking)
+                        + " (topic " + topic + ", schema id " + id + ", in a record written after the pipeline was built, at "
+                        + where(topic) + ")." + SCHEMA_WHAT_TO_DO);
+            }
+            if (reportedIgnored.add(topic + "#" + id)) {
                 schemaChanges++;
                 LOG.warn("Schema id {} of topic {}: {}. 'schema-change.behavior' = 'ignore-added-columns' leaves them out.",
-                        id, topic, differences);
+                        id, topic, plan.differences);
             }
         }
-        try {
-            d = new EnvelopeDecoder(writer, table, excluded, settings.timeMode);
-        } catch (IllegalArgumentException e) {
-            throw new BadRecord("schema id " + id + " cannot be read as table " + table.tableId() + ": " + e.getMessage(), e);
+        if (plan.decoder == null) {
+            throw new BadRecord(plan.unreadable + (plan.differences.isEmpty() ? ""
+                    : " (the record was written before the pipeline was built, when the table had another shape: a NOT NULL"
+                            + " column added since cannot be filled for it; start the job without its state at the topic's end,"
+                            + " or add such columns as nullable)"), null);
         }
-        byId.put(id, d);
-        return d;
+        return plan.decoder;
     }
 }

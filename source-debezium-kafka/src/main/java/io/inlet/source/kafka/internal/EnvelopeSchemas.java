@@ -2,10 +2,9 @@ package io.inlet.source.kafka.internal;
 
 import io.inlet.annotation.Internal;
 import io.inlet.core.InletValidationException;
+import io.inlet.core.source.TimePrecisionMode;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
-
-import io.inlet.core.source.TimePrecisionMode;
 
 import org.apache.avro.Schema;
 import org.apache.flink.table.types.DataType;

@@ -254,7 +254,17 @@ public final class ChangeEventDeserializer implements DebeziumDeserializationSch
         if (!c.differences.isEmpty()) {
             shapeDiffers(table, c, position);
         }
-        return c.convert(row, kind);
+        try {
+            return c.convert(row, kind);
+        } catch (BadValue e) {
+            if (!c.differences.isEmpty() && !current(position)) {
+                throw new BadValue(e.getMessage() + " (the row is from before the pipeline read the table's schema, binlog "
+                        + position + " < " + settings.snapshotFile + ":" + settings.snapshotPosition + ", when the table had"
+                        + " another shape: a NOT NULL column added since cannot be filled for it; start the job without its"
+                        + " state, for a new snapshot, or add such columns as NULL)");
+            }
+            throw e;
+        }
     }
 
     /** A row whose columns differ from the table's: allowed before the schemas were read, a change after. */

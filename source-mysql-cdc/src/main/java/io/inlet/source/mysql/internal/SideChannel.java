@@ -40,7 +40,7 @@ import java.util.List;
 @Internal
 public final class SideChannel {
 
-    /** The table id of side-channel events; no MySQL table can have it (MySQL forbids '__inlet__'? it does not matter: never captured). */
+    /** The table id of side-channel events: never a captured table, and taken out before any transform sees the stream. */
     public static final TableId TABLE_ID = TableId.of("__inlet__", "side_channel");
 
     /** Its rows: what the event is, and its JSON. */

@@ -180,7 +180,11 @@ public final class WatchedMySqlSource implements Source<ChangeEvent, MySqlSplit,
 
         @Override
         public void close() throws Exception {
-            delegate.close();
+            try {
+                delegate.close();
+            } finally {
+                BinlogClientLogs.uninstall();
+            }
         }
     }
 
@@ -195,29 +199,44 @@ public final class WatchedMySqlSource implements Source<ChangeEvent, MySqlSplit,
     /** Forwards the binlog client's java.util.logging records to SLF4J, its reconnects at WARN. */
     static final class BinlogClientLogs extends Handler {
         private static final Logger BINLOG = LoggerFactory.getLogger("com.github.shyiko.mysql.binlog.BinaryLogClient");
+        private static final java.util.logging.Formatter FORMAT = new java.util.logging.SimpleFormatter();
         private static final java.util.regex.Pattern LOST = java.util.regex.Pattern.compile("(?i)lost connection to (\\S+:\\d+)");
         // Held: java.util.logging keeps loggers only weakly, and a collected one would come back without the handler.
         private static java.util.logging.Logger jul;
+        private static BinlogClientLogs handler;
+        private static int readers;
 
+        /**
+         * Adds the handler to the JVM's logger while a reader of this class loader is open. Removed with
+         * the last reader: it holds this job's class loader, which a session cluster must be able to drop.
+         */
         static synchronized void install() {
-            if (jul != null) {
-                return;
+            if (readers++ == 0) {
+                jul = java.util.logging.Logger.getLogger("com.github.shyiko.mysql.binlog.BinaryLogClient");
+                handler = new BinlogClientLogs();
+                jul.addHandler(handler);
             }
-            jul = java.util.logging.Logger.getLogger("com.github.shyiko.mysql.binlog.BinaryLogClient");
-            jul.addHandler(new BinlogClientLogs());
+        }
+
+        static synchronized void uninstall() {
+            if (readers > 0 && --readers == 0) {
+                jul.removeHandler(handler);
+                handler = null;
+                jul = null;
+            }
         }
 
         @Override
         public void publish(LogRecord record) {
-            String message = record.getMessage();
-            if (message == null) {
+            if (record.getMessage() == null) {
                 return;
             }
+            String message = FORMAT.formatMessage(record);
             int level = record.getLevel().intValue();
             java.util.regex.Matcher lost = LOST.matcher(message);
             if (lost.find()) {
-                BINLOG.warn("Lost the binlog connection to MySQL at {}: nothing arrived within the keep-alive interval"
-                        + " ('debezium.connect.keep.alive.interval.ms', 10 s by default); reconnecting ({}).", lost.group(1), message);
+                BINLOG.warn("Lost the binlog connection to MySQL at {}; the binlog client reconnects ({}). A connection that"
+                        + " goes quiet is noticed after 'debezium.connect.keep.alive.interval.ms', 10 s by default.", lost.group(1), message);
             } else if (level >= java.util.logging.Level.WARNING.intValue()) {
                 BINLOG.warn(message, record.getThrown());
             } else if (level >= java.util.logging.Level.INFO.intValue()) {
