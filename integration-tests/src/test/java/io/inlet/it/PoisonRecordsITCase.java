@@ -3,13 +3,10 @@ package io.inlet.it;
 import io.inlet.core.Pipeline;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.testing.MiniClusters;
-import io.inlet.sink.iceberg.IcebergSink;
 import io.inlet.testing.MariaDbExtension;
 import io.inlet.testing.MariaDbServer;
 
-import org.apache.flink.api.common.restartstrategy.RestartStrategies;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.hadoop.HadoopCatalog;
@@ -48,22 +45,11 @@ class PoisonRecordsITCase {
                 "INSERT INTO t VALUES (1, '08:00:00', 'fits'), (2, '08:00:00.123456', 'too fine'), (3, NULL, 'null fits')");
     }
 
-    private static Pipeline pipeline(MariaDbServer mysql, String db, Path warehouse, Map<String, String> extra) {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(1);
-        env.enableCheckpointing(300);
-        env.setRestartStrategy(RestartStrategies.fixedDelayRestart(1000, 100));
-        Map<String, String> source = MySqlOptions.of(mysql, db, "t");
-        source.putAll(extra);
-        return Pipeline.builder().environment(env).source("mysql-cdc", source)
-                .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build()).build();
-    }
-
     @Test
     void aValueThatCannotBeConvertedFailsTheJobOnce(MariaDbServer mysql, @TempDir Path warehouse) throws Exception {
         String db = mysql.createDatabase();
         createTable(mysql, db);
-        JobClient job = pipeline(mysql, db, warehouse, Map.of()).executeAsync();
+        JobClient job = MySqlOptions.tableToIceberg(mysql, db, warehouse, Map.of()).executeAsync();
         try {
             assertThat(Jobs.messages(Jobs.awaitFailure(job, Duration.ofSeconds(60))))
                     .contains(db + ".t")
@@ -80,7 +66,7 @@ class PoisonRecordsITCase {
     void deadLettersGoToADirectoryAndTheJobGoesOn(MariaDbServer mysql, @TempDir Path warehouse, @TempDir Path deadLetters) throws Exception {
         String db = mysql.createDatabase();
         createTable(mysql, db);
-        Pipeline pipeline = pipeline(mysql, db, warehouse, Map.of(
+        Pipeline pipeline = MySqlOptions.tableToIceberg(mysql, db, warehouse, Map.of(
                 "bad-record.action", "dead-letter", "dead-letter.path", deadLetters.toUri().toString()));
         TableDescriptor t = pipeline.sinkTables().get(0);
         JobClient job = pipeline.executeAsync();

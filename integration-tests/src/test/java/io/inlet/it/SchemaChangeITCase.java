@@ -45,17 +45,6 @@ class SchemaChangeITCase {
     @RegisterExtension
     static final MiniClusterExtension MINI_CLUSTER = MiniClusters.extension(4);
 
-    private static Pipeline mysqlToIceberg(MariaDbServer mysql, String db, Path warehouse, Map<String, String> extra) {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(1);
-        env.enableCheckpointing(300);
-        env.setRestartStrategy(RestartStrategies.fixedDelayRestart(1000, 100));
-        Map<String, String> source = MySqlOptions.of(mysql, db, "t");
-        source.putAll(extra);
-        return Pipeline.builder().environment(env).source("mysql-cdc", source)
-                .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build()).build();
-    }
-
     private static void createTable(MariaDbServer mysql, String db) {
         mysql.execute(db, "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, v INT NOT NULL, note VARCHAR(32))",
                 "INSERT INTO t VALUES (1, 10, 'one'), (2, 20, 'two')");
@@ -65,7 +54,7 @@ class SchemaChangeITCase {
     void aDroppedColumnStopsTheJobOnceAndNothingIsOverwrittenWithNull(MariaDbServer mysql, @TempDir Path warehouse) throws Exception {
         String db = mysql.createDatabase();
         createTable(mysql, db);
-        Pipeline pipeline = mysqlToIceberg(mysql, db, warehouse, Map.of());
+        Pipeline pipeline = MySqlOptions.tableToIceberg(mysql, db, warehouse, Map.of());
         TableDescriptor t = pipeline.sinkTables().get(0);
         JobClient job = pipeline.executeAsync();
         try (HadoopCatalog catalog = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toUri().toString());
@@ -89,7 +78,7 @@ class SchemaChangeITCase {
     void addedColumnsCanBeLeftOutButARetypedColumnStillStops(MariaDbServer mysql, @TempDir Path warehouse) throws Exception {
         String db = mysql.createDatabase();
         createTable(mysql, db);
-        Pipeline pipeline = mysqlToIceberg(mysql, db, warehouse, Map.of("schema-change.behavior", "ignore-added-columns"));
+        Pipeline pipeline = MySqlOptions.tableToIceberg(mysql, db, warehouse, Map.of("schema-change.behavior", "ignore-added-columns"));
         TableDescriptor t = pipeline.sinkTables().get(0);
         JobClient job = pipeline.executeAsync();
         try (HadoopCatalog catalog = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toUri().toString());

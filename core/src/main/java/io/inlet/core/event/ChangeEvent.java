@@ -55,13 +55,7 @@ public final class ChangeEvent {
      */
     public static ChangeEvent of(
             TableId tableId, int schemaVersion, RowData row, long sourceTimestamp, SourcePosition position) {
-        return new ChangeEvent(
-                Objects.requireNonNull(tableId, "tableId"),
-                schemaVersion,
-                Objects.requireNonNull(row, "row"),
-                sourceTimestamp,
-                Objects.requireNonNull(position, "position"),
-                false);
+        return create(tableId, schemaVersion, row, sourceTimestamp, position, false);
     }
 
     /**
@@ -71,13 +65,18 @@ public final class ChangeEvent {
      */
     public static ChangeEvent keyOnly(
             TableId tableId, int schemaVersion, RowData row, long sourceTimestamp, SourcePosition position) {
+        return create(tableId, schemaVersion, row, sourceTimestamp, position, true);
+    }
+
+    private static ChangeEvent create(
+            TableId tableId, int schemaVersion, RowData row, long sourceTimestamp, SourcePosition position, boolean keyOnly) {
         return new ChangeEvent(
                 Objects.requireNonNull(tableId, "tableId"),
                 schemaVersion,
                 Objects.requireNonNull(row, "row"),
                 sourceTimestamp,
                 Objects.requireNonNull(position, "position"),
-                true);
+                keyOnly);
     }
 
     /** An event with no known source time or position (schema version 1). */
