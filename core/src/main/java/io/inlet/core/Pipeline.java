@@ -28,6 +28,9 @@ import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nullable;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -37,6 +40,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
@@ -191,9 +195,8 @@ public final class Pipeline {
          * {@code uid} (see {@link CoreOptions#UID}) sets its uid prefix.
          */
         public Builder source(String identifier, Map<String, String> options) {
-            Map<String, String> rest = new LinkedHashMap<>(options);
-            String uid = rest.remove(CoreOptions.UID.key());
-            ChangeSource created = FactoryDiscovery.createSource(identifier, rest);
+            ChangeSource created = FactoryDiscovery.createSource(identifier, withoutUid(options));
+            String uid = options.get(CoreOptions.UID.key());
             return uid == null ? source(created) : source(created, uid);
         }
 
@@ -216,9 +219,8 @@ public final class Pipeline {
 
         /** A transform found by identifier ({@code filter}, {@code projection}, {@code route}, ...); option {@code uid} as for sources. */
         public Builder transform(String identifier, Map<String, String> options) {
-            Map<String, String> rest = new LinkedHashMap<>(options);
-            String uid = rest.remove(CoreOptions.UID.key());
-            ChangeTransform created = FactoryDiscovery.createTransform(identifier, rest);
+            ChangeTransform created = FactoryDiscovery.createTransform(identifier, withoutUid(options));
+            String uid = options.get(CoreOptions.UID.key());
             return uid == null ? transform(created) : transform(created, uid);
         }
 
@@ -243,10 +245,16 @@ public final class Pipeline {
 
         /** A sink found by identifier, for example {@code iceberg}, with its options; option {@code uid} as for sources. */
         public Builder sink(String identifier, Map<String, String> options) {
-            Map<String, String> rest = new LinkedHashMap<>(options);
-            String uid = rest.remove(CoreOptions.UID.key());
-            ChangeSink created = FactoryDiscovery.createSink(identifier, rest);
+            ChangeSink created = FactoryDiscovery.createSink(identifier, withoutUid(options));
+            String uid = options.get(CoreOptions.UID.key());
             return uid == null ? sink(created) : sink(created, uid);
+        }
+
+        /** A factory's options without {@code uid}, which the pipeline reads itself. */
+        private static Map<String, String> withoutUid(Map<String, String> options) {
+            Map<String, String> rest = new LinkedHashMap<>(options);
+            rest.remove(CoreOptions.UID.key());
+            return rest;
         }
 
         private static String checkUid(String uid) {
@@ -586,7 +594,7 @@ public final class Pipeline {
          * second element with the same default gets {@code -2}, and so on.
          */
         private static <T> List<String> prefixes(String kind, List<T> elements, List<String> given,
-                java.util.function.Function<T, String> name, java.util.function.Function<T, String> seed) {
+                Function<T, String> name, Function<T, String> seed) {
             List<String> out = new ArrayList<>();
             Set<String> used = new HashSet<>();
             for (int i = 0; i < elements.size(); i++) {
@@ -624,9 +632,9 @@ public final class Pipeline {
         /** Eight hex digits of a SHA-256: stable across JVMs and versions, unlike String.hashCode. */
         private static String shortHash(String text) {
             try {
-                byte[] d = java.security.MessageDigest.getInstance("SHA-256").digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                byte[] d = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
                 return String.format("%02x%02x%02x%02x", d[0], d[1], d[2], d[3]);
-            } catch (java.security.NoSuchAlgorithmException e) {
+            } catch (NoSuchAlgorithmException e) {
                 throw new IllegalStateException(e);
             }
         }

@@ -84,7 +84,7 @@ public final class MariaDbServer extends ServiceProcess implements ExtensionCont
 
     private void startServer() {
         try {
-            String mariadbd = ensureInstalled();
+            ensureInstalled(); // installs MariaDB, with its install-db binary, where it is missing
             String installDb = findFirst(INSTALL_DB_BINARIES);
             Path cnf = workDir().resolve("my.cnf");
             Files.createDirectories(workDir().resolve("data"));
@@ -94,11 +94,10 @@ public final class MariaDbServer extends ServiceProcess implements ExtensionCont
                     installDb, "--defaults-file=" + cnf, "--user=" + user,
                     "--auth-root-authentication-method=normal", "--skip-test-db"));
             runToCompletion("mariadb-install-db", install, 120);
-            launch(List.of(mariadbd, "--defaults-file=" + cnf, "--user=" + user));
         } catch (IOException | InterruptedException e) {
             throw startFailure(e.toString(), e);
         }
-        awaitReady();
+        launchServer();
     }
 
     /**
@@ -116,6 +115,11 @@ public final class MariaDbServer extends ServiceProcess implements ExtensionCont
 
     /** Starts the server again on the same port and data after {@link #crash()}. */
     public void restart() {
+        launchServer();
+    }
+
+    /** Starts mariadbd on the installed data directory and waits until it takes connections. */
+    private void launchServer() {
         try {
             String mariadbd = ensureInstalled();
             launch(List.of(mariadbd, "--defaults-file=" + workDir().resolve("my.cnf"), "--user=" + System.getProperty("user.name")));

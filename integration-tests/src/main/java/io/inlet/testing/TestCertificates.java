@@ -12,6 +12,7 @@ import java.security.cert.Certificate;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -68,8 +69,8 @@ public final class TestCertificates {
     }
 
     /** The MariaDB settings that turn TLS on with this certificate and refuse plain connections. */
-    public java.util.Map<String, String> mariaDbSettings() {
-        return java.util.Map.of(
+    public Map<String, String> mariaDbSettings() {
+        return Map.of(
                 "ssl_cert", certificatePem.toString(),
                 "ssl_key", keyPem.toString(),
                 "ssl_ca", certificatePem.toString(),

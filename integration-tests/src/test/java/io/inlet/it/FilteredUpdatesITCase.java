@@ -8,7 +8,6 @@ import io.inlet.core.transform.ProjectionTransform;
 import io.inlet.sink.hudi.HudiSink;
 import io.inlet.sink.iceberg.IcebergSink;
 import io.inlet.sink.iceberg.WriteMode;
-import io.inlet.source.mysql.MySqlCdcSource;
 import io.inlet.testing.MariaDbExtension;
 import io.inlet.testing.MariaDbServer;
 
@@ -57,13 +56,10 @@ class FilteredUpdatesITCase {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         env.enableCheckpointing(300);
-        HudiSink hudi = HudiSink.builder().path(hudiLake.toUri().toString())
-                .option("write.tasks", "1").option("compaction.delta_commits", "2")
-                .option("hoodie.embed.timeline.server", "false").build();
+        HudiSink hudi = Lakes.hudiSink(hudiLake, 2);
         Pipeline pipeline = Pipeline.builder()
                 .environment(env)
-                .source(MySqlCdcSource.builder().hostname(mysql.host()).port(mysql.port())
-                        .username(mysql.rootUser()).password(mysql.rootPassword()).databaseList(db).tableList("orders").build())
+                .source(MySqlOptions.builder(mysql, db, "orders").build())
                 .transform(FilterTransform.builder().sourceTable(db + "\\.orders").filter(CONDITION).build())
                 // a projection that renames the key column keeps the key, and so the pairing, intact
                 .transform(ProjectionTransform.builder().projection("id AS order_id, *").build())
@@ -74,8 +70,8 @@ class FilteredUpdatesITCase {
         TableDescriptor orders = pipeline.sinkTables().get(0);
         JobClient job = pipeline.executeAsync();
         TableIdentifier id = TableIdentifier.of(db, "orders");
-        try (HadoopCatalog upserts = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), upsertWarehouse.toUri().toString());
-                HadoopCatalog changelog = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), changelogWarehouse.toUri().toString());
+        try (HadoopCatalog upserts = Lakes.hadoopCatalog(upsertWarehouse);
+                HadoopCatalog changelog = Lakes.hadoopCatalog(changelogWarehouse);
                 Connection c = mysql.connection(db)) {
             Callable<List<String>> filtered = () -> Canonical.mysqlQuery(c,
                     "SELECT id AS order_id, status, amount, note FROM orders WHERE " + CONDITION, orders.toRowType());

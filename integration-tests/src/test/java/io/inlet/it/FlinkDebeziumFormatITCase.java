@@ -164,12 +164,7 @@ class FlinkDebeziumFormatITCase {
     }
 
     static DebeziumKafkaSource.Builder source(KafkaBroker kafka, SchemaRegistry registry, String... topics) {
-        return DebeziumKafkaSource.builder()
-                .bootstrapServers(kafka.bootstrapServers())
-                .topics(topics)
-                .registryUrl(registry.ccompatUrl())
-                .startupMode("earliest-offset")
-                .boundedMode("latest-offset");
+        return KafkaSources.debezium(kafka, registry, topics).boundedMode("latest-offset");
     }
 
     /** Kind and values of every event of a table, in order. */

@@ -5,8 +5,6 @@ import io.inlet.core.Pipeline;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.testing.MiniClusters;
 import io.inlet.sink.hudi.HudiSink;
-import io.inlet.source.kafka.DebeziumKafkaSource;
-import io.inlet.source.mysql.MySqlCdcSource;
 import io.inlet.testing.KafkaBroker;
 import io.inlet.testing.KafkaExtension;
 import io.inlet.testing.MariaDbExtension;
@@ -64,9 +62,7 @@ class HudiOrderingITCase {
     private static final String SAME_SECOND = "SET timestamp = 1767225600";
 
     private static HudiSink hudi(Path lake) {
-        return HudiSink.builder().path(lake.toUri().toString())
-                .option("write.tasks", "1").option("compaction.delta_commits", "3")
-                .option("hoodie.embed.timeline.server", "false").build();
+        return Lakes.hudiSink(lake, 3);
     }
 
     private static Pipeline mysqlToHudi(MariaDbServer mysql, String db, HudiSink sink) {
@@ -74,8 +70,7 @@ class HudiOrderingITCase {
         env.setParallelism(1);
         env.enableCheckpointing(200);
         return Pipeline.builder().environment(env)
-                .source(MySqlCdcSource.builder().hostname(mysql.host()).port(mysql.port())
-                        .username(mysql.rootUser()).password(mysql.rootPassword()).databaseList(db).tableList("t").build())
+                .source(MySqlOptions.builder(mysql, db, "t").build())
                 .sink(sink).build();
     }
 
@@ -147,8 +142,7 @@ class HudiOrderingITCase {
             env.enableCheckpointing(200);
             HudiSink sink = hudi(lake);
             Pipeline pipeline = Pipeline.builder().environment(env)
-                    .source(DebeziumKafkaSource.builder().bootstrapServers(kafka.bootstrapServers()).topics(topic)
-                            .registryUrl(registry.ccompatUrl()).startupMode("earliest-offset").build())
+                    .source(KafkaSources.debezium(kafka, registry, topic).build())
                     .sink(sink).build();
             TableDescriptor t = pipeline.sinkTables().get(0);
             Path table = lake.resolve(db).resolve("t");

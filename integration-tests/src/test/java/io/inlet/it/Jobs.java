@@ -1,16 +1,52 @@
 package io.inlet.it;
 
 import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.api.common.restartstrategy.RestartStrategies;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /** Helpers for jobs a test runs in the background. */
 final class Jobs {
 
     private Jobs() {}
+
+    /**
+     * An environment at parallelism 1 with 300 ms checkpoints and a restart strategy of a thousand
+     * attempts: a job that should stop once and does not is seen restarting, not failed.
+     */
+    static StreamExecutionEnvironment restartingEnvironment() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        env.enableCheckpointing(300);
+        env.setRestartStrategy(RestartStrategies.fixedDelayRestart(1000, 100));
+        return env;
+    }
+
+    /**
+     * Stops the job with a savepoint into the directory and returns its path. A job whose tasks are
+     * still starting refuses the savepoint ("Not all required tasks are currently running") and runs
+     * on: the stop is tried again until it succeeds or a minute has passed.
+     */
+    static String stopWithSavepoint(JobClient job, Path directory) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (true) {
+            try {
+                return job.stopWithSavepoint(false, directory.toUri().toString(), SavepointFormatType.CANONICAL).get(60, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                if (System.nanoTime() > deadline || job.getJobStatus().get(30, TimeUnit.SECONDS).isGloballyTerminalState()) {
+                    throw e;
+                }
+                Thread.sleep(100); // the tasks are still starting; the deadline above decides
+            }
+        }
+    }
 
     /** Fails the test at once, with the job's own failure, when the job is no longer running. */
     static void assertRunning(JobClient job) throws Exception {
@@ -46,21 +82,20 @@ final class Jobs {
      * the job is still running (or restarting) when the time is up.
      */
     static Throwable awaitFailure(JobClient job, Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        JobStatus status = job.getJobStatus().get(30, TimeUnit.SECONDS);
-        while (!status.isGloballyTerminalState() && System.nanoTime() < deadline) {
-            Thread.sleep(100); // polling the job's status; the assertion below decides
-            status = job.getJobStatus().get(30, TimeUnit.SECONDS);
-        }
-        if (status != JobStatus.FAILED) {
-            throw new AssertionError("The job should have failed once (without restarting) within " + timeout + ", but is " + status);
-        }
+        // The result is there once the job has ended for good; a job that restarts has none.
         try {
-            job.getJobExecutionResult().get(30, TimeUnit.SECONDS);
+            job.getJobExecutionResult().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new AssertionError("The job should have failed once (without restarting) within " + timeout + ", but is "
+                    + job.getJobStatus().get(30, TimeUnit.SECONDS));
         } catch (ExecutionException e) {
+            JobStatus status = job.getJobStatus().get(30, TimeUnit.SECONDS);
+            if (status != JobStatus.FAILED) {
+                throw new AssertionError("The job should have failed once (without restarting), but is " + status, e.getCause());
+            }
             return e.getCause();
         }
-        throw new AssertionError("The job FAILED but reported no failure");
+        throw new AssertionError("The job should have failed once (without restarting), but finished");
     }
 
     /** Every message in the chain of causes, one per line. */

@@ -1,10 +1,13 @@
 package io.inlet.it;
 
+import io.inlet.sink.hudi.HudiSink;
+
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.Row;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.hadoop.HadoopCatalog;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,6 +22,32 @@ final class Lakes {
     static final Duration TIMEOUT = Duration.ofSeconds(120);
 
     private Lakes() {}
+
+    /** The Iceberg catalog of a warehouse directory (close it). */
+    static HadoopCatalog hadoopCatalog(Path warehouse) {
+        return new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toUri().toString());
+    }
+
+    /**
+     * A Hudi sink into the directory for a test: one writer task, compaction after this many delta
+     * commits, no embedded timeline server.
+     */
+    static HudiSink hudiSink(Path lake, int deltaCommitsPerCompaction) {
+        return HudiSink.builder().path(lake.toUri().toString())
+                .option("write.tasks", "1").option("compaction.delta_commits", String.valueOf(deltaCommitsPerCompaction))
+                .option("hoodie.embed.timeline.server", "false").build();
+    }
+
+    /** Waits for the Iceberg table's next commit (a snapshot after the current one). */
+    static void awaitNextIcebergCommit(JobClient job, Catalog catalog, TableIdentifier id, Duration timeout) throws Exception {
+        long before = catalog.loadTable(id).currentSnapshot().snapshotId();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (catalog.loadTable(id).currentSnapshot().snapshotId() == before) {
+            Jobs.assertRunning(job);
+            assertThat(System.nanoTime()).as("a commit to %s within %s", id, timeout).isLessThan(deadline);
+            Thread.sleep(20); // polling the table's metadata for the next commit
+        }
+    }
 
     /** Waits until the Iceberg table, read with Iceberg's generic reader, equals the expected rows. */
     static void awaitIceberg(JobClient job, Catalog catalog, TableIdentifier id, Callable<List<String>> expected) throws Exception {

@@ -21,7 +21,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.util.HashMap;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -57,9 +56,8 @@ class MySqlTlsITCase {
     }
 
     private static Map<String, String> source(String db, String mode) {
-        Map<String, String> o = new HashMap<>(Map.of("hostname", mysql.host(), "port", String.valueOf(mysql.port()),
-                "username", mysql.rootUser(), "password", mysql.rootPassword(), "database-name", db, "table-name", "t",
-                "ssl.mode", mode));
+        Map<String, String> o = MySqlOptions.of(mysql, db, "t");
+        o.put("ssl.mode", mode);
         return o;
     }
 
@@ -75,7 +73,7 @@ class MySqlTlsITCase {
         env.enableCheckpointing(300);
         JobClient job = Pipeline.builder().environment(env).source("mysql-cdc", o)
                 .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build()).build().executeAsync();
-        try (HadoopCatalog catalog = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toUri().toString());
+        try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse);
                 Connection c = mysql.connection(db)) {
             // The server refuses every plain connection: the snapshot and then the binlog arriving proves TLS.
             Lakes.awaitIceberg(job, catalog, TableIdentifier.of(db, "t"), () -> Canonical.mysql(c, db, "t"));

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -83,16 +84,6 @@ class MySqlToIcebergExactlyOnceITCase {
         mysql.execute(db, sql.toArray(new String[0]));
     }
 
-    private static void awaitNextCommit(JobClient job, HadoopCatalog catalog, TableIdentifier id) throws Exception {
-        long before = catalog.loadTable(id).currentSnapshot().snapshotId();
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while (catalog.loadTable(id).currentSnapshot().snapshotId() == before) {
-            Jobs.assertRunning(job);
-            assertThat(System.nanoTime()).as("a commit to %s within 30 s", id).isLessThan(deadline);
-            Thread.sleep(20); // polling the table's metadata for the next commit
-        }
-    }
-
     @Test
     void aFailureInTheBinlogPhaseRestoresFromTheLastCheckpoint(MariaDbServer mysql, @TempDir Path warehouse) throws Exception {
         String db = mysql.createDatabase();
@@ -133,7 +124,7 @@ class MySqlToIcebergExactlyOnceITCase {
                 churn(mysql, db, 0, 100);
                 MySqlToIcebergITCase.awaitEqual(first, c, catalog, db);
                 churn(mysql, db, 100, 200); // some of it may be in flight when the savepoint is taken
-                awaitNextCommit(first, catalog, TableIdentifier.of(db, "orders"));
+                Lakes.awaitNextIcebergCommit(first, catalog, TableIdentifier.of(db, "orders"), Duration.ofSeconds(30));
                 savepoint = first.stopWithSavepoint(false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL).get();
             } catch (Exception e) {
                 first.cancel().get();

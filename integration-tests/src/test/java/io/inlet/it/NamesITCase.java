@@ -6,8 +6,6 @@ import io.inlet.core.testing.MiniClusters;
 import io.inlet.core.transform.FilterTransform;
 import io.inlet.sink.hudi.HudiSink;
 import io.inlet.sink.iceberg.IcebergSink;
-import io.inlet.source.kafka.DebeziumKafkaSource;
-import io.inlet.source.mysql.MySqlCdcSource;
 import io.inlet.testing.KafkaBroker;
 import io.inlet.testing.KafkaExtension;
 import io.inlet.testing.MariaDbExtension;
@@ -59,11 +57,6 @@ class NamesITCase {
                 "DELETE FROM `" + TABLE + "` WHERE `order` = 2");
     }
 
-    private static HudiSink hudi(Path lake) {
-        return HudiSink.builder().path(lake.toUri().toString()).option("write.tasks", "1")
-                .option("compaction.delta_commits", "2").option("hoodie.embed.timeline.server", "false").build();
-    }
-
     @Test
     void fromMySqlIntoIcebergAndHudi(MariaDbServer mysql, @TempDir Path warehouse, @TempDir Path lake) throws Exception {
         String db = mysql.createDatabase();
@@ -71,10 +64,9 @@ class NamesITCase {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         env.enableCheckpointing(300);
-        HudiSink hudi = hudi(lake);
+        HudiSink hudi = Lakes.hudiSink(lake, 2);
         Pipeline pipeline = Pipeline.builder().environment(env)
-                .source(MySqlCdcSource.builder().hostname(mysql.host()).port(mysql.port()).username(mysql.rootUser())
-                        .password(mysql.rootPassword()).databaseList(db).tableList(TABLE).build())
+                .source(MySqlOptions.builder(mysql, db, TABLE).build())
                 .transform(FilterTransform.builder().filter("`order` < 100 AND `LineTotal` IS NOT NULL OR `key` = 'b'").build())
                 .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build())
                 .sink(hudi)
@@ -94,11 +86,9 @@ class NamesITCase {
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
             env.setParallelism(2);
             env.enableCheckpointing(300);
-            HudiSink hudi = hudi(lake);
+            HudiSink hudi = Lakes.hudiSink(lake, 2);
             Pipeline pipeline = Pipeline.builder().environment(env)
-                    .source(DebeziumKafkaSource.builder().bootstrapServers(kafka.bootstrapServers())
-                            .topics(server + "." + db + "." + TABLE).registryUrl(registry.ccompatUrl())
-                            .startupMode("earliest-offset").build())
+                    .source(KafkaSources.debezium(kafka, registry, server + "." + db + "." + TABLE).build())
                     .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build())
                     .sink(hudi)
                     .build();
@@ -110,7 +100,7 @@ class NamesITCase {
             DebeziumProducer dbz) throws Exception {
         TableDescriptor t = pipeline.sinkTables().get(0);
         JobClient job = pipeline.executeAsync();
-        try (HadoopCatalog catalog = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toUri().toString());
+        try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse);
                 Connection c = mysql.connection(db)) {
             Callable<List<String>> expected = () -> Canonical.mysqlAs(c, db, TABLE, t.toRowType());
             TableIdentifier id = TableIdentifier.of(db, TABLE);

@@ -70,7 +70,7 @@ class PoisonRecordsITCase {
                 "bad-record.action", "dead-letter", "dead-letter.path", deadLetters.toUri().toString()));
         TableDescriptor t = pipeline.sinkTables().get(0);
         JobClient job = pipeline.executeAsync();
-        try (HadoopCatalog catalog = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toUri().toString());
+        try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse);
                 Connection c = mysql.connection(db)) {
             TableIdentifier id = TableIdentifier.of(db, "t");
             String good = "SELECT id, at, note FROM t WHERE at IS NULL OR MICROSECOND(at) % 1000 = 0";

@@ -10,7 +10,6 @@ import io.inlet.testing.MariaDbServer;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.jobgraph.SavepointConfigOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
@@ -23,10 +22,16 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Jobs restored from savepoints after the user changed them: a savepoint that holds none of the
@@ -38,10 +43,6 @@ class RestoreITCase {
 
     @RegisterExtension
     static final MiniClusterExtension MINI_CLUSTER = MiniClusters.extension(4);
-
-    private static Map<String, String> source(MariaDbServer mysql, String db, String tables) {
-        return MySqlOptions.of(mysql, db, tables);
-    }
 
     private static StreamExecutionEnvironment env(Configuration conf) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
@@ -62,21 +63,31 @@ class RestoreITCase {
                 "INSERT INTO orders VALUES (1, 1), (2, 2), (3, 3)");
     }
 
-    private static HadoopCatalog catalog(Path warehouse) {
-        return new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toUri().toString());
-    }
-
     private static void awaitEqual(JobClient job, HadoopCatalog catalog, Connection c, String db, String table) throws Exception {
         Lakes.awaitIceberg(job, catalog, TableIdentifier.of(db, table), () -> Canonical.mysql(c, db, table));
+    }
+
+    private static long files(Path table) throws IOException {
+        try (Stream<Path> all = Files.walk(table)) {
+            return all.filter(Files::isRegularFile).count();
+        }
+    }
+
+    /** Waits until the table's directory holds more files: a writer opens its file with the first row it gets. */
+    private static void awaitMoreFiles(JobClient job, Path table, long before) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (files(table) <= before) {
+            Jobs.assertRunning(job);
+            assertThat(System.nanoTime()).as("a file the writer of %s opened for the change", table).isLessThan(deadline);
+            Thread.sleep(20); // polling the table's directory; the deadline above decides
+        }
     }
 
     /** A savepoint of a job that has nothing to do with the pipeline. */
     private static String savepointOfAnotherJob(Path savepoints) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.addSource(new Idle(), Types.LONG).uid("another-job-source").addSink(new DiscardingSink<>());
-        JobClient other = env.executeAsync("another job");
-        Thread.sleep(500); // let its task start; stopWithSavepoint retries until it can
-        return other.stopWithSavepoint(false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL).get();
+        return Jobs.stopWithSavepoint(env.executeAsync("another job"), savepoints);
     }
 
     /** An unbounded source that emits nothing. */
@@ -101,8 +112,9 @@ class RestoreITCase {
             MariaDbServer mysql, @TempDir Path warehouse, @TempDir Path savepoints) throws Exception {
         String db = mysql.createDatabase();
         createOrders(mysql, db);
-        try (HadoopCatalog catalog = catalog(warehouse); Connection c = mysql.connection(db)) {
-            JobClient first = Pipeline.builder().environment(env(new Configuration())).source("mysql-cdc", source(mysql, db, "orders"))
+        try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse); Connection c = mysql.connection(db)) {
+            JobClient first = Pipeline.builder().environment(env(new Configuration()))
+                    .source("mysql-cdc", MySqlOptions.of(mysql, db, "orders"))
                     .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build()).build().executeAsync();
             try {
                 awaitEqual(first, catalog, c, db, "orders");
@@ -113,7 +125,8 @@ class RestoreITCase {
             // A savepoint is named, but none of its state belongs to this pipeline: the source takes a new
             // snapshot over the table, which already holds every row once.
             String savepoint = savepointOfAnotherJob(savepoints);
-            JobClient second = Pipeline.builder().environment(env(restoring(savepoint, true))).source("mysql-cdc", source(mysql, db, "orders"))
+            JobClient second = Pipeline.builder().environment(env(restoring(savepoint, true)))
+                    .source("mysql-cdc", MySqlOptions.of(mysql, db, "orders"))
                     .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build()).build().executeAsync();
             try {
                 awaitEqual(second, catalog, c, db, "orders");
@@ -130,24 +143,24 @@ class RestoreITCase {
             MariaDbServer mysql, @TempDir Path warehouse, @TempDir Path added, @TempDir Path savepoints) throws Exception {
         String db = mysql.createDatabase();
         createOrders(mysql, db);
-        try (HadoopCatalog catalog = catalog(warehouse); HadoopCatalog addedCatalog = catalog(added); Connection c = mysql.connection(db)) {
+        try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse); HadoopCatalog addedCatalog = Lakes.hadoopCatalog(added);
+                Connection c = mysql.connection(db)) {
             // Checkpoints every 2 s: the savepoint below then holds files the sink's committer has not yet
             // committed, in its state, which a restored job must hand to the same sink (and to no other).
             StreamExecutionEnvironment firstEnv = env(new Configuration());
             firstEnv.enableCheckpointing(2000);
-            JobClient first = Pipeline.builder().environment(firstEnv).source("mysql-cdc", source(mysql, db, "orders"))
+            JobClient first = Pipeline.builder().environment(firstEnv).source("mysql-cdc", MySqlOptions.of(mysql, db, "orders"))
                     .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build()).build().executeAsync();
             String savepoint;
             try {
                 awaitEqual(first, catalog, c, db, "orders");
-                long committed = catalog.loadTable(TableIdentifier.of(db, "orders")).currentSnapshot().snapshotId();
-                while (catalog.loadTable(TableIdentifier.of(db, "orders")).currentSnapshot().snapshotId() == committed) {
-                    Jobs.assertRunning(first);
-                    Thread.sleep(20); // waiting for the next commit, right after which no checkpoint is in flight
-                }
+                // Right after a commit no checkpoint is in flight (an empty one comes after ten empty checkpoints).
+                Lakes.awaitNextIcebergCommit(first, catalog, TableIdentifier.of(db, "orders"), Duration.ofSeconds(60));
+                Path orders = warehouse.resolve(db).resolve("orders");
+                long files = files(orders);
                 mysql.execute(db, "UPDATE orders SET v = 10 WHERE id = 1");
-                Thread.sleep(300); // read by the source, written by the sink's writer, not yet checkpointed
-                savepoint = first.stopWithSavepoint(false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL).get();
+                awaitMoreFiles(first, orders, files); // read by the source, written by the sink's writer, not yet checkpointed
+                savepoint = Jobs.stopWithSavepoint(first, savepoints);
             } catch (Exception e) {
                 Jobs.cancelIfRunning(first);
                 throw e;
@@ -155,7 +168,7 @@ class RestoreITCase {
             mysql.execute(db, "UPDATE orders SET v = 20 WHERE id = 2", "DELETE FROM orders WHERE id = 3");
             // Restored without dropping any state: every operator of the first job must be found again.
             JobClient second = Pipeline.builder().environment(env(restoring(savepoint, false)))
-                    .source("mysql-cdc", source(mysql, db, "orders"))
+                    .source("mysql-cdc", MySqlOptions.of(mysql, db, "orders"))
                     .transform(FilterTransform.builder().filter("v >= 0").build())
                     .sink(IcebergSink.builder().warehouse(added.toUri().toString()).build())
                     .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build())
@@ -177,15 +190,15 @@ class RestoreITCase {
             throws Exception {
         String db = mysql.createDatabase();
         createOrders(mysql, db);
-        Map<String, String> src = source(mysql, db, "orders|items");
+        Map<String, String> src = MySqlOptions.of(mysql, db, "orders|items");
         src.put("scan.newly-added-table.enabled", "true");
-        try (HadoopCatalog catalog = catalog(warehouse); Connection c = mysql.connection(db)) {
+        try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse); Connection c = mysql.connection(db)) {
             JobClient first = Pipeline.builder().environment(env(new Configuration())).source("mysql-cdc", src)
                     .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build()).build().executeAsync();
             String savepoint;
             try {
                 awaitEqual(first, catalog, c, db, "orders");
-                savepoint = first.stopWithSavepoint(false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL).get();
+                savepoint = Jobs.stopWithSavepoint(first, savepoints);
             } catch (Exception e) {
                 Jobs.cancelIfRunning(first);
                 throw e;

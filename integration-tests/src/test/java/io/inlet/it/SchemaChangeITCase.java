@@ -4,7 +4,6 @@ import io.inlet.core.Pipeline;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.testing.MiniClusters;
 import io.inlet.sink.iceberg.IcebergSink;
-import io.inlet.source.kafka.DebeziumKafkaSource;
 import io.inlet.testing.KafkaBroker;
 import io.inlet.testing.KafkaExtension;
 import io.inlet.testing.MariaDbExtension;
@@ -13,9 +12,7 @@ import io.inlet.testing.SchemaRegistry;
 import io.inlet.testing.SchemaRegistryExtension;
 import io.inlet.testing.TestNames;
 
-import org.apache.flink.api.common.restartstrategy.RestartStrategies;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.hadoop.HadoopCatalog;
@@ -57,7 +54,7 @@ class SchemaChangeITCase {
         Pipeline pipeline = MySqlOptions.tableToIceberg(mysql, db, warehouse, Map.of());
         TableDescriptor t = pipeline.sinkTables().get(0);
         JobClient job = pipeline.executeAsync();
-        try (HadoopCatalog catalog = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toUri().toString());
+        try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse);
                 Connection c = mysql.connection(db)) {
             TableIdentifier id = TableIdentifier.of(db, "t");
             List<String> before = Canonical.mysqlAs(c, db, "t", t.toRowType());
@@ -81,7 +78,7 @@ class SchemaChangeITCase {
         Pipeline pipeline = MySqlOptions.tableToIceberg(mysql, db, warehouse, Map.of("schema-change.behavior", "ignore-added-columns"));
         TableDescriptor t = pipeline.sinkTables().get(0);
         JobClient job = pipeline.executeAsync();
-        try (HadoopCatalog catalog = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toUri().toString());
+        try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse);
                 Connection c = mysql.connection(db)) {
             TableIdentifier id = TableIdentifier.of(db, "t");
             Lakes.awaitIceberg(job, catalog, id, () -> Canonical.mysqlAs(c, db, "t", t.toRowType()));
@@ -110,17 +107,12 @@ class SchemaChangeITCase {
         kafka.createTopics(1, topic);
         try (DebeziumProducer dbz = DebeziumProducer.start(mysql, db, server, kafka, registry)) {
             dbz.awaitProduced(2, Duration.ofSeconds(60));
-            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-            env.setParallelism(1);
-            env.enableCheckpointing(300);
-            env.setRestartStrategy(RestartStrategies.fixedDelayRestart(1000, 100));
-            Pipeline pipeline = Pipeline.builder().environment(env)
-                    .source(DebeziumKafkaSource.builder().bootstrapServers(kafka.bootstrapServers()).topics(topic)
-                            .registryUrl(registry.ccompatUrl()).startupMode("earliest-offset").build())
+            Pipeline pipeline = Pipeline.builder().environment(Jobs.restartingEnvironment())
+                    .source(KafkaSources.debezium(kafka, registry, topic).build())
                     .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build()).build();
             TableDescriptor t = pipeline.sinkTables().get(0);
             JobClient job = pipeline.executeAsync();
-            try (HadoopCatalog catalog = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toUri().toString());
+            try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse);
                     Connection c = mysql.connection(db)) {
                 TableIdentifier id = TableIdentifier.of(db, "t");
                 List<String> before = Canonical.mysqlAs(c, db, "t", t.toRowType());

@@ -5,8 +5,6 @@ import io.inlet.core.source.TimePrecisionMode;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.testing.MiniClusters;
 import io.inlet.sink.iceberg.IcebergSink;
-import io.inlet.source.kafka.DebeziumKafkaSource;
-import io.inlet.source.mysql.MySqlCdcSource;
 import io.inlet.testing.KafkaBroker;
 import io.inlet.testing.KafkaExtension;
 import io.inlet.testing.MariaDbExtension;
@@ -102,8 +100,7 @@ class TypeEdgesITCase {
     }
 
     private static void awaitBoth(JobClient job, Path micros, Path text, String db, Connection c) throws Exception {
-        try (HadoopCatalog a = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), micros.toUri().toString());
-                HadoopCatalog b = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), text.toUri().toString())) {
+        try (HadoopCatalog a = Lakes.hadoopCatalog(micros); HadoopCatalog b = Lakes.hadoopCatalog(text)) {
             Lakes.awaitIceberg(job, a, TableIdentifier.of(db, "edges"), () -> expected(c, TimePrecisionMode.MICROSECONDS));
             Lakes.awaitIceberg(job, b, TableIdentifier.of(db, "edges"), () -> expected(c, TimePrecisionMode.STRING));
         }
@@ -118,14 +115,12 @@ class TypeEdgesITCase {
         env.enableCheckpointing(300);
         // Two pipelines in one job, one per TIME mode: each source with a uid of its own.
         Pipeline asMicros = Pipeline.builder().environment(env)
-                .source(MySqlCdcSource.builder().hostname(mysql.host()).port(mysql.port()).username(mysql.rootUser())
-                        .password(mysql.rootPassword()).databaseList(db).tableList("edges")
-                        .serverId("5801").timePrecisionMode(TimePrecisionMode.MICROSECONDS).build(), "edges-micros")
+                .source(MySqlOptions.builder(mysql, db, "edges").serverId("5801").timePrecisionMode(TimePrecisionMode.MICROSECONDS).build(),
+                        "edges-micros")
                 .sink(IcebergSink.builder().warehouse(micros.toUri().toString()).build()).build();
         Pipeline.builder().environment(env)
-                .source(MySqlCdcSource.builder().hostname(mysql.host()).port(mysql.port()).username(mysql.rootUser())
-                        .password(mysql.rootPassword()).databaseList(db).tableList("edges")
-                        .serverId("5802").timePrecisionMode(TimePrecisionMode.STRING).build(), "edges-text")
+                .source(MySqlOptions.builder(mysql, db, "edges").serverId("5802").timePrecisionMode(TimePrecisionMode.STRING).build(),
+                        "edges-text")
                 .sink(IcebergSink.builder().warehouse(text.toUri().toString()).build()).build();
         TableDescriptor t = asMicros.sinkTables().get(0);
         assertThat(t.column("t6").get().type().getLogicalType().asSummaryString()).isEqualTo("BIGINT");
@@ -157,12 +152,10 @@ class TypeEdgesITCase {
         env.setParallelism(1);
         env.enableCheckpointing(300);
         Pipeline.builder().environment(env)
-                .source(MySqlCdcSource.builder().hostname(mysql.host()).port(mysql.port()).username(mysql.rootUser())
-                        .password(mysql.rootPassword()).databaseList(db).tableList("edges")
-                        .timePrecisionMode(TimePrecisionMode.MICROSECONDS).build())
+                .source(MySqlOptions.builder(mysql, db, "edges").timePrecisionMode(TimePrecisionMode.MICROSECONDS).build())
                 .sink(IcebergSink.builder().warehouse(micros.toUri().toString()).build()).build();
         JobClient job = env.executeAsync("negative times");
-        try (HadoopCatalog catalog = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), micros.toUri().toString())) {
+        try (HadoopCatalog catalog = Lakes.hadoopCatalog(micros)) {
             // The snapshot (row 0) is committed, so what follows comes from the binlog.
             Lakes.awaitIceberg(job, catalog, TableIdentifier.of(db, "edges"), () -> List.of("id=0, t0=1000000"));
             mysql.execute(db, "INSERT INTO edges VALUES (1, '-01:00:00'), (2, '-01:00:01')");
@@ -192,26 +185,23 @@ class TypeEdgesITCase {
             env.setParallelism(1);
             env.enableCheckpointing(300);
             Pipeline asMicros = Pipeline.builder().environment(env)
-                    .source(DebeziumKafkaSource.builder().bootstrapServers(kafka.bootstrapServers()).topics(topic)
-                            .registryUrl(registry.ccompatUrl()).startupMode("earliest-offset")
-                            .timePrecisionMode(TimePrecisionMode.MICROSECONDS).build(), "edges-micros")
+                    .source(KafkaSources.debezium(kafka, registry, topic).timePrecisionMode(TimePrecisionMode.MICROSECONDS).build(),
+                            "edges-micros")
                     .sink(IcebergSink.builder().warehouse(micros.toUri().toString()).build()).build();
             Pipeline.builder().environment(env)
-                    .source(DebeziumKafkaSource.builder().bootstrapServers(kafka.bootstrapServers()).topics(topic)
-                            .registryUrl(registry.ccompatUrl()).startupMode("earliest-offset")
-                            .timePrecisionMode(TimePrecisionMode.STRING).build(), "edges-text")
+                    .source(KafkaSources.debezium(kafka, registry, topic).timePrecisionMode(TimePrecisionMode.STRING).build(),
+                            "edges-text")
                     .sink(IcebergSink.builder().warehouse(text.toUri().toString()).build()).build();
             // Flink's TIME cannot hold these values; left out with exclude-columns, they never cost the row.
             Pipeline.builder().environment(env)
-                    .source(DebeziumKafkaSource.builder().bootstrapServers(kafka.bootstrapServers()).topics(topic)
-                            .registryUrl(registry.ccompatUrl()).startupMode("earliest-offset")
+                    .source(KafkaSources.debezium(kafka, registry, topic)
                             .excludeColumns(java.util.regex.Pattern.quote(db) + "\\.edges\\.t[036]").build(), "edges-no-times")
                     .sink(IcebergSink.builder().warehouse(excluded.toUri().toString()).build()).build();
             TableDescriptor t = asMicros.sinkTables().get(0);
             assertThat(t.column("bu").get().type().getLogicalType().asSummaryString()).isEqualTo("DECIMAL(20, 0)");
             JobClient job = env.executeAsync("type edges from Kafka");
             try (Connection c = mysql.connection(db);
-                    HadoopCatalog noTimes = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), excluded.toUri().toString())) {
+                    HadoopCatalog noTimes = Lakes.hadoopCatalog(excluded)) {
                 awaitBoth(job, micros, text, db, c);
                 change(mysql, db);
                 awaitBoth(job, micros, text, db, c);

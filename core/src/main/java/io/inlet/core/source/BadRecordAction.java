@@ -2,9 +2,7 @@ package io.inlet.core.source;
 
 import io.inlet.annotation.PublicEvolving;
 import io.inlet.core.InletValidationException;
-
-import java.util.Arrays;
-import java.util.stream.Collectors;
+import io.inlet.core.internal.OptionValues;
 
 /**
  * What a source does with a record it cannot convert (option {@code bad-record.action}): a value its
@@ -34,12 +32,6 @@ public enum BadRecordAction {
 
     /** @throws InletValidationException naming the option and its values */
     public static BadRecordAction of(String value) {
-        for (BadRecordAction a : values()) {
-            if (a.key.equalsIgnoreCase(value.trim())) {
-                return a;
-            }
-        }
-        throw new InletValidationException("'" + OPTION + "' = '" + value + "' is unknown; use one of "
-                + Arrays.stream(values()).map(BadRecordAction::key).collect(Collectors.joining(", ")) + ".");
+        return OptionValues.parse(OPTION, value, values(), BadRecordAction::key);
     }
 }

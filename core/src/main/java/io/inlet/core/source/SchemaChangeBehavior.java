@@ -2,10 +2,7 @@ package io.inlet.core.source;
 
 import io.inlet.annotation.PublicEvolving;
 import io.inlet.core.InletValidationException;
-
-import java.util.Arrays;
-import java.util.Locale;
-import java.util.stream.Collectors;
+import io.inlet.core.internal.OptionValues;
 
 /**
  * What a source does when a captured table's schema changes while the job runs (option {@code
@@ -42,17 +39,11 @@ public enum SchemaChangeBehavior {
 
     /** @throws InletValidationException naming the option and its values */
     public static SchemaChangeBehavior of(String value) {
-        for (SchemaChangeBehavior b : values()) {
-            if (b.key.equalsIgnoreCase(value.trim())) {
-                return b;
-            }
-        }
-        throw new InletValidationException("'" + OPTION + "' = '" + value + "' is unknown; use one of "
-                + Arrays.stream(values()).map(SchemaChangeBehavior::key).collect(Collectors.joining(", ")) + ".");
+        return OptionValues.parse(OPTION, value, values(), SchemaChangeBehavior::key);
     }
 
     @Override
     public String toString() {
-        return key.toLowerCase(Locale.ROOT);
+        return key;
     }
 }

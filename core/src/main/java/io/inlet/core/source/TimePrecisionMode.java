@@ -2,12 +2,10 @@ package io.inlet.core.source;
 
 import io.inlet.annotation.PublicEvolving;
 import io.inlet.core.InletValidationException;
+import io.inlet.core.internal.OptionValues;
 
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.types.DataType;
-
-import java.util.Arrays;
-import java.util.stream.Collectors;
 
 /**
  * How MySQL {@code TIME} columns are typed (option {@code time.precision.mode}, named after
@@ -45,13 +43,7 @@ public enum TimePrecisionMode {
 
     /** @throws InletValidationException naming the option and its values */
     public static TimePrecisionMode of(String value) {
-        for (TimePrecisionMode m : values()) {
-            if (m.key.equalsIgnoreCase(value.trim())) {
-                return m;
-            }
-        }
-        throw new InletValidationException("'" + OPTION + "' = '" + value + "' is unknown; use one of "
-                + Arrays.stream(values()).map(TimePrecisionMode::key).collect(Collectors.joining(", ")) + ".");
+        return OptionValues.parse(OPTION, value, values(), TimePrecisionMode::key);
     }
 
     /** The Flink type of a TIME column with this many fractional digits (nullable). */

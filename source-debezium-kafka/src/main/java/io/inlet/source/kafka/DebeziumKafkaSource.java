@@ -32,6 +32,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.OutputTag;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.apache.kafka.common.TopicPartition;
 
@@ -145,7 +146,7 @@ public final class DebeziumKafkaSource implements ChangeSource {
         Map<TableId, String> topicOfTable = new HashMap<>();
         String narrow = topicPattern == null ? "" : " It matched 'topic-pattern' = '" + topicPattern + "': if it is no change topic"
                 + " of the connector (a schema history, dead-letter or other application's topic), narrow 'topic-pattern' to the"
-                + " connector's topics, e.g. '" + Pattern.quote("dbserver1") + "\\..*'.";
+                + " connector's topics, e.g. 'dbserver1\\..*'.";
         for (String topic : resolved) {
             TableId id = tableId(idPattern, topic, problems, narrow);
             if (id == null) {
@@ -218,10 +219,10 @@ public final class DebeziumKafkaSource implements ChangeSource {
         p.putIfAbsent(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
         Map<String, Long> out = new HashMap<>();
         try (Admin admin = Admin.create(p)) {
-            Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> wanted = new HashMap<>();
+            Map<TopicPartition, OffsetSpec> wanted = new HashMap<>();
             admin.describeTopics(topicNames).allTopicNames().get(60, TimeUnit.SECONDS).forEach((name, d) ->
                     d.partitions().forEach(part -> wanted.put(new TopicPartition(name, part.partition()),
-                            org.apache.kafka.clients.admin.OffsetSpec.latest())));
+                            OffsetSpec.latest())));
             admin.listOffsets(wanted).all().get(60, TimeUnit.SECONDS)
                     .forEach((tp, info) -> out.put(tp.topic() + ":" + tp.partition(), info.offset()));
         } catch (Exception e) {

@@ -31,9 +31,12 @@ import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nullable;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.concurrent.ThreadLocalRandom;
@@ -183,7 +186,7 @@ public final class MySqlCdcSource implements ChangeSource {
             p.remove("allowPublicKeyRetrieval"); // not needed, and unsafe, where the connection is encrypted
         }
         if (sslTrustStore != null) {
-            p.setProperty("trustCertificateKeyStoreUrl", java.nio.file.Path.of(sslTrustStore).toUri().toString());
+            p.setProperty("trustCertificateKeyStoreUrl", Path.of(sslTrustStore).toUri().toString());
             p.setProperty("trustCertificateKeyStoreType", storeType(sslTrustStore));
             if (sslTrustStorePassword != null) {
                 p.setProperty("trustCertificateKeyStorePassword", sslTrustStorePassword);
@@ -193,7 +196,7 @@ public final class MySqlCdcSource implements ChangeSource {
     }
 
     private static String storeType(String path) {
-        String lower = path.toLowerCase(java.util.Locale.ROOT);
+        String lower = path.toLowerCase(Locale.ROOT);
         return lower.endsWith(".jks") ? "JKS" : "PKCS12";
     }
 
@@ -619,10 +622,10 @@ public final class MySqlCdcSource implements ChangeSource {
                         + " snapshot first); it is '" + startupMode.key() + "'.");
             }
             if (sslMode.verifies() && sslTrustStore == null) {
-                problems.add("'ssl.mode' = '" + sslMode.debeziumValue().replace('_', '-') + "' checks the server's certificate"
+                problems.add("'ssl.mode' = '" + sslMode.key() + "' checks the server's certificate"
                         + " and needs 'ssl.truststore', a PKCS12 or JKS file with the CA that signed it.");
             }
-            if (sslTrustStore != null && !java.nio.file.Files.isReadable(java.nio.file.Path.of(sslTrustStore))) {
+            if (sslTrustStore != null && !Files.isReadable(Path.of(sslTrustStore))) {
                 problems.add("'ssl.truststore' = '" + sslTrustStore + "' is no readable file.");
             }
             // Flink CDC's documented jdbc.properties.useSSL carries over as the one setting it stands for.
@@ -633,10 +636,10 @@ public final class MySqlCdcSource implements ChangeSource {
                 SslMode implied = useSsl.trim().matches("(?i)true|yes") ? SslMode.REQUIRED : SslMode.DISABLED;
                 if (sslModeSet && sslMode != implied) {
                     problems.add("'jdbc.properties.useSSL' = '" + useSsl + "' contradicts 'ssl.mode' = '"
-                            + sslMode.debeziumValue().replace('_', '-') + "'. Set TLS with 'ssl.mode' alone.");
+                            + sslMode.key() + "'. Set TLS with 'ssl.mode' alone.");
                 } else if (!sslModeSet) {
                     LOG.warn("'jdbc.properties.useSSL' = '{}' is taken as 'ssl.mode' = '{}' for every connection, the binlog"
-                            + " client's included; set 'ssl.mode' instead.", useSsl, implied.debeziumValue());
+                            + " client's included; set 'ssl.mode' instead.", useSsl, implied.key());
                     sslMode = implied;
                 }
                 jdbcProperties.remove("useSSL");

@@ -2,10 +2,9 @@ package io.inlet.source.mysql;
 
 import io.inlet.annotation.PublicEvolving;
 import io.inlet.core.InletValidationException;
+import io.inlet.core.internal.OptionValues;
 
-import java.util.Arrays;
 import java.util.Locale;
-import java.util.stream.Collectors;
 
 /**
  * TLS for every connection the MySQL source opens (option {@code ssl.mode}, values as Debezium's
@@ -15,32 +14,29 @@ import java.util.stream.Collectors;
 @PublicEvolving
 public enum SslMode {
     /** No TLS. */
-    DISABLED("disabled", "DISABLED"),
+    DISABLED,
     /** TLS when the server offers it, else plain; the certificate is not checked. */
-    PREFERRED("preferred", "PREFERRED"),
+    PREFERRED,
     /** TLS or no connection; the certificate is not checked. */
-    REQUIRED("required", "REQUIRED"),
+    REQUIRED,
     /** TLS, and the server's certificate must be signed by a CA in 'ssl.truststore'. */
-    VERIFY_CA("verify_ca", "VERIFY_CA"),
+    VERIFY_CA,
     /** As {@link #VERIFY_CA}, and the certificate must name the host connected to. */
-    VERIFY_IDENTITY("verify_identity", "VERIFY_IDENTITY");
+    VERIFY_IDENTITY;
 
-    private final String debezium;
-    private final String jdbc;
-
-    SslMode(String debezium, String jdbc) {
-        this.debezium = debezium;
-        this.jdbc = jdbc;
+    /** The option's value, as MySQL's {@code --ssl-mode} spells it: {@code verify-ca}. */
+    public String key() {
+        return name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
-    /** The value of Debezium's {@code database.ssl.mode}. */
+    /** The value of Debezium's {@code database.ssl.mode}: {@code verify_ca}. */
     public String debeziumValue() {
-        return debezium;
+        return name().toLowerCase(Locale.ROOT);
     }
 
-    /** The value of MySQL Connector/J's {@code sslMode}. */
+    /** The value of MySQL Connector/J's {@code sslMode}: {@code VERIFY_CA}. */
     public String jdbcValue() {
-        return jdbc;
+        return name();
     }
 
     /** Whether the connection must be encrypted (the password never goes over a plain one). */
@@ -53,15 +49,18 @@ public enum SslMode {
         return this == VERIFY_CA || this == VERIFY_IDENTITY;
     }
 
-    /** @throws InletValidationException naming the option and its values */
+    /**
+     * Either spelling, {@code verify-ca} or Debezium's {@code verify_ca}.
+     *
+     * @throws InletValidationException naming the option and its values
+     */
     public static SslMode of(String value) {
-        String v = value.trim().toLowerCase(Locale.ROOT).replace('-', '_');
+        String v = value.trim().replace('_', '-');
         for (SslMode m : values()) {
-            if (m.debezium.equals(v)) {
+            if (m.key().equalsIgnoreCase(v)) {
                 return m;
             }
         }
-        throw new InletValidationException("'ssl.mode' = '" + value + "' is unknown; use one of "
-                + Arrays.stream(values()).map(m -> m.debezium.replace('_', '-')).collect(Collectors.joining(", ")) + ".");
+        throw OptionValues.unknown("ssl.mode", value, values(), SslMode::key);
     }
 }

@@ -50,7 +50,7 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> {
     private static final class Shape {
         final RowData.FieldGetter[] getters;
         final boolean[] widen;
-        final boolean appendTs;
+        final boolean appendOrder;
         final boolean identity;
 
         Shape(RowType source, RowType write) {
@@ -64,7 +64,7 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> {
                         && write.getTypeAt(i).getTypeRoot() == LogicalTypeRoot.INTEGER;
                 same &= !widen[i];
             }
-            appendTs = write.getFieldCount() == source.getFieldCount() + 1;
+            appendOrder = write.getFieldCount() == source.getFieldCount() + 1;
             identity = same;
         }
     }
@@ -92,12 +92,12 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> {
 
     private static RowData reshape(Shape shape, RowData row, long order) {
         int n = shape.getters.length;
-        GenericRowData out = new GenericRowData(row.getRowKind(), n + (shape.appendTs ? 1 : 0));
+        GenericRowData out = new GenericRowData(row.getRowKind(), n + (shape.appendOrder ? 1 : 0));
         for (int i = 0; i < n; i++) {
             Object v = shape.getters[i].getFieldOrNull(row);
             out.setField(i, v != null && shape.widen[i] ? (Object) ((Number) v).intValue() : v);
         }
-        if (shape.appendTs) {
+        if (shape.appendOrder) {
             out.setField(n, order);
         }
         return out;

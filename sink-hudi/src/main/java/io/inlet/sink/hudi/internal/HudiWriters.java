@@ -2,7 +2,6 @@ package io.inlet.sink.hudi.internal;
 
 import io.inlet.annotation.Internal;
 
-import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.table.api.Schema;
@@ -16,9 +15,10 @@ import org.apache.flink.table.connector.sink.DataStreamSinkProvider;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.factories.FactoryUtil;
-import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.runtime.connector.sink.SinkRuntimeProviderContext;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.utils.TypeConversions;
 import org.apache.hudi.table.HoodieTableFactory;
 
 import java.util.ArrayList;
@@ -58,7 +58,7 @@ public final class HudiWriters {
         List<Column> columns = new ArrayList<>();
         for (RowType.RowField f : type.getFields()) {
             LogicalType t = primaryKey.contains(f.getName()) ? f.getType().copy(false) : f.getType();
-            columns.add(Column.physical(f.getName(), org.apache.flink.table.types.utils.TypeConversions.fromLogicalToDataType(t)).withComment(comments.get(f.getName())));
+            columns.add(Column.physical(f.getName(), TypeConversions.fromLogicalToDataType(t)).withComment(comments.get(f.getName())));
         }
         ResolvedSchema schema = new ResolvedSchema(
                 columns, Collections.emptyList(), UniqueConstraint.primaryKey("pk_" + tableName.replaceAll("[^A-Za-z0-9_]", "_"), primaryKey));
@@ -67,30 +67,8 @@ public final class HudiWriters {
         ObjectIdentifier id = ObjectIdentifier.of("default_catalog", "default_database", tableName);
         DynamicTableSink sink = new HoodieTableFactory().createDynamicTableSink(new FactoryUtil.DefaultDynamicTableContext(
                 id, resolved, Collections.emptyMap(), new Configuration(), Thread.currentThread().getContextClassLoader(), false));
-        DataStreamSinkProvider provider = (DataStreamSinkProvider) sink.getSinkRuntimeProvider(new Unbounded());
+        // The context the SQL planner hands a sink of an unbounded input.
+        DataStreamSinkProvider provider = (DataStreamSinkProvider) sink.getSinkRuntimeProvider(new SinkRuntimeProviderContext(false));
         provider.consumeDataStream(rows);
-    }
-
-    /** What Hudi's sink asks of its context: whether the input is bounded (it is not). */
-    private static final class Unbounded implements DynamicTableSink.Context {
-        @Override
-        public boolean isBounded() {
-            return false;
-        }
-
-        @Override
-        public <T> TypeInformation<T> createTypeInformation(DataType consumedDataType) {
-            throw new UnsupportedOperationException("not used by Hudi's sink");
-        }
-
-        @Override
-        public <T> TypeInformation<T> createTypeInformation(LogicalType consumedLogicalType) {
-            throw new UnsupportedOperationException("not used by Hudi's sink");
-        }
-
-        @Override
-        public DynamicTableSink.DataStructureConverter createDataStructureConverter(DataType consumedDataType) {
-            throw new UnsupportedOperationException("not used by Hudi's sink");
-        }
     }
 }

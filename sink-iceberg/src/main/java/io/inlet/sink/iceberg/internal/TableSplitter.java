@@ -6,7 +6,9 @@ import io.inlet.core.event.SourcePosition;
 import io.inlet.core.table.TableId;
 
 import org.apache.flink.streaming.api.functions.ProcessFunction;
+import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.utils.JoinedRowData;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
@@ -24,6 +26,8 @@ import java.util.Set;
 public final class TableSplitter extends ProcessFunction<ChangeEvent, RowData> {
 
     private static final long serialVersionUID = 1L;
+
+    private static final RowData NO_FIELDS = new GenericRowData(0);
 
     private final HashMap<TableId, OutputTag<RowData>> tags;
     private final HashMap<TableId, IcebergRowConverter> converters;
@@ -50,8 +54,9 @@ public final class TableSplitter extends ProcessFunction<ChangeEvent, RowData> {
         RowData row = converters.get(event.tableId()).convert(event.row());
         if (event.position().kind() == SourcePosition.Kind.SNAPSHOT && event.kind() == RowKind.INSERT
                 && upsertSnapshotRows.contains(event.tableId())) {
-            // In changelog mode a delete removes the key's rows from earlier commits; the insert follows.
-            ctx.output(tag, new RowWithKind(row, RowKind.DELETE));
+            // In changelog mode a delete removes the key's rows from earlier commits; the insert follows. The
+            // delete is the row's values under another kind, not a copy: joined with a row of no fields.
+            ctx.output(tag, new JoinedRowData(RowKind.DELETE, row, NO_FIELDS));
         }
         ctx.output(tag, row);
     }

@@ -1,6 +1,7 @@
 package io.inlet.source.kafka.internal;
 
 import io.inlet.annotation.Internal;
+import io.inlet.core.source.TimePrecisionMode;
 
 import org.apache.avro.LogicalType;
 import org.apache.avro.LogicalTypes;
@@ -13,6 +14,7 @@ import javax.annotation.Nullable;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -143,7 +145,7 @@ public final class AvroSemantics {
                     return new Meaning(Kind.TIME_NANOS, nullable, s, 0, 0, 0);
                 }
                 String sourceType = connectParameters(s).get("__debezium.source.column.type");
-                if (sourceType != null && sourceType.toUpperCase(java.util.Locale.ROOT).matches("BIGINT\\b.*\\bUNSIGNED\\b.*")) {
+                if (sourceType != null && sourceType.toUpperCase(Locale.ROOT).matches("BIGINT\\b.*\\bUNSIGNED\\b.*")) {
                     return new Meaning(Kind.UINT64, nullable, s, 20, 0, 0);
                 }
                 return new Meaning(Kind.INT64, nullable, s, 0, 0, 0);
@@ -195,19 +197,14 @@ public final class AvroSemantics {
         return p instanceof Map ? (Map<String, String>) p : Map.of();
     }
 
-    /** The Flink type that holds every value of a meaning (nullable when the field is), TIME as Flink's TIME. */
-    public static DataType flinkType(Meaning m) {
-        return flinkType(m, io.inlet.core.source.TimePrecisionMode.TIME);
-    }
-
     /** Whether the meaning is a MySQL TIME (a duration of microseconds, milliseconds or nanoseconds). */
     public static boolean isTime(Meaning m) {
         return m.kind == Kind.TIME_MILLIS || m.kind == Kind.TIME_MICROS || m.kind == Kind.TIME_NANOS;
     }
 
     /** The Flink type that holds every value of a meaning, TIME typed as {@code time.precision.mode} says. */
-    public static DataType flinkType(Meaning m, io.inlet.core.source.TimePrecisionMode timeMode) {
-        if (isTime(m) && timeMode != io.inlet.core.source.TimePrecisionMode.TIME) {
+    public static DataType flinkType(Meaning m, TimePrecisionMode timeMode) {
+        if (isTime(m) && timeMode != TimePrecisionMode.TIME) {
             DataType t = timeMode.flinkType(6);
             return m.nullable ? t : t.notNull();
         }

@@ -5,6 +5,7 @@ import io.inlet.core.InletStopException;
 import io.inlet.core.event.ChangeEvent;
 import io.inlet.core.event.RowKeys;
 import io.inlet.core.event.SourcePosition;
+import io.inlet.core.internal.SchemaDifference;
 import io.inlet.core.source.SchemaChangeBehavior;
 import io.inlet.core.source.TimePrecisionMode;
 import io.inlet.core.table.TableDescriptor;
@@ -23,11 +24,12 @@ import org.slf4j.LoggerFactory;
 import javax.annotation.Nullable;
 
 import java.io.IOException;
-import java.util.ArrayList;
+import java.io.Serializable;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * Decodes Debezium envelopes in the Confluent wire format (magic byte 0, a 4-byte schema id, Avro
@@ -59,7 +61,7 @@ public final class DebeziumRecordDecoder {
     }
 
     /** How the decoder treats what it reads; fixed when the job is built. */
-    public static final class Settings implements java.io.Serializable {
+    public static final class Settings implements Serializable {
         private static final long serialVersionUID = 1L;
 
         /** Null: every record counts as written before the build (decoding alone, no shape checks). */
@@ -91,12 +93,10 @@ public final class DebeziumRecordDecoder {
     private final Settings settings;
     private final Pattern excluded;
     private final Map<String, Map<Integer, Plan>> decoders = new HashMap<>();
-    private final java.util.Set<String> reportedIgnored = new java.util.HashSet<>();
     private final Map<TableId, RowKeys> keys = new HashMap<>();
     private final EnvelopeDecoder.Envelope envelope = new EnvelopeDecoder.Envelope();
     private BinaryDecoder decoder;
     private long schemaChanges;
-    @Nullable private KafkaRawRecord currentRecord;
 
     public DebeziumRecordDecoder(SchemaRegistryClient client, Map<String, TableDescriptor> tablesByTopic) {
         this(client, tablesByTopic, Settings.lenient());
@@ -145,8 +145,7 @@ public final class DebeziumRecordDecoder {
             throw new BadRecord("the value starts with the byte " + (v[0] & 0xFF) + ", not the Confluent wire format's magic byte 0", null);
         }
         int id = ((v[1] & 0xFF) << 24) | ((v[2] & 0xFF) << 16) | ((v[3] & 0xFF) << 8) | (v[4] & 0xFF);
-        currentRecord = raw;
-        EnvelopeDecoder plan = decoderFor(raw.topic, id, table);
+        EnvelopeDecoder plan = decoderFor(raw, id, table);
         decoder = DecoderFactory.get().binaryDecoder(v, 5, v.length - 5, decoder);
         try {
             plan.decode(decoder, envelope);
@@ -233,25 +232,19 @@ public final class DebeziumRecordDecoder {
         return before;
     }
 
-    static final String SCHEMA_WHAT_TO_DO =
-            " Inlet follows no schema change in a running job yet, so the job stops before any row of the new shape is"
-                    + " written (restarting would meet the change again). To go on: bring the lake table to the new shape"
-                    + " (Iceberg: ALTER TABLE ... ADD/DROP/ALTER COLUMN), then start the job again from its last checkpoint;"
-                    + " records of older schema ids are read in their old shape. Or set 'schema-change.behavior' ="
-                    + " 'ignore-added-columns' to leave added nullable columns out.";
-
-    private String where(String topic) {
-        return currentRecord == null ? "topic " + topic : currentRecord.where();
-    }
+    static final String SCHEMA_WHAT_TO_DO = SchemaDifference.whatToDo("records of older schema ids");
 
     /** How the records of one writer schema are read, and how that schema differs from the table. */
     private static final class Plan {
         @Nullable final EnvelopeDecoder decoder;
         @Nullable final String unreadable;
-        final List<String> differences;
-        final List<String> blocking;
+        final List<SchemaDifference> differences;
+        final List<SchemaDifference> blocking;
+        /** Whether the left-out columns were said in the log (and counted), once per schema. */
+        boolean reported;
 
-        Plan(@Nullable EnvelopeDecoder decoder, @Nullable String unreadable, List<String> differences, List<String> blocking) {
+        Plan(@Nullable EnvelopeDecoder decoder, @Nullable String unreadable, List<SchemaDifference> differences,
+                List<SchemaDifference> blocking) {
             this.decoder = decoder;
             this.unreadable = unreadable;
             this.differences = differences;
@@ -272,7 +265,8 @@ public final class DebeziumRecordDecoder {
         return end == null || raw.offset >= end;
     }
 
-    private EnvelopeDecoder decoderFor(String topic, int id, TableDescriptor table) throws BadRecord, IOException {
+    private EnvelopeDecoder decoderFor(KafkaRawRecord raw, int id, TableDescriptor table) throws BadRecord, IOException {
+        String topic = raw.topic;
         Map<Integer, Plan> byId = decoders.computeIfAbsent(topic, t -> new HashMap<>());
         Plan plan = byId.get(id);
         if (plan == null) {
@@ -282,12 +276,7 @@ public final class DebeziumRecordDecoder {
             } catch (SchemaRegistryClient.NotFoundException e) {
                 throw new BadRecord("the schema registry has no schema id " + id, e);
             }
-            List<String> addedNullable = new ArrayList<>();
-            List<String> differences = EnvelopeSchemas.differences(writer, table, excluded, settings.timeMode, addedNullable);
-            List<String> blocking = new ArrayList<>(differences);
-            if (settings.schemaChanges == SchemaChangeBehavior.IGNORE_ADDED_COLUMNS) {
-                blocking.removeAll(addedNullable);
-            }
+            List<SchemaDifference> differences = EnvelopeSchemas.differences(writer, table, excluded, settings.timeMode);
             EnvelopeDecoder d = null;
             String unreadable = null;
             try {
@@ -295,20 +284,21 @@ public final class DebeziumRecordDecoder {
             } catch (IllegalArgumentException e) {
                 unreadable = "schema id " + id + " cannot be read as table " + table.tableId() + ": " + e.getMessage();
             }
-            plan = new Plan(d, unreadable, differences, blocking);
+            plan = new Plan(d, unreadable, differences, SchemaDifference.blocking(differences, settings.schemaChanges));
             byId.put(id, plan);
         }
-        if (!plan.differences.isEmpty() && currentRecord != null && current(currentRecord)) {
+        // Once the left-out columns are reported, every later record of the schema is read as it is.
+        if (!plan.differences.isEmpty() && !plan.reported && current(raw)) {
             if (!plan.blocking.isEmpty()) {
-                throw new InletStopException("Table " + table.tableId() + " changed in the source: " + String.join(", ", plan.blocking)
+                throw new InletStopException("Table " + table.tableId() + " changed in the source: "
+                        + plan.blocking.stream().map(Object::toString).collect(Collectors.joining(", "))
                         + " (topic " + topic + ", schema id " + id + ", in a record written after the pipeline was built, at "
-                        + where(topic) + ")." + SCHEMA_WHAT_TO_DO);
+                        + raw.where() + ")." + SCHEMA_WHAT_TO_DO);
             }
-            if (reportedIgnored.add(topic + "#" + id)) {
-                schemaChanges++;
-                LOG.warn("Schema id {} of topic {}: {}. 'schema-change.behavior' = 'ignore-added-columns' leaves them out.",
-                        id, topic, plan.differences);
-            }
+            plan.reported = true;
+            schemaChanges++;
+            LOG.warn("Schema id {} of topic {}: {}. 'schema-change.behavior' = 'ignore-added-columns' leaves them out.",
+                    id, topic, plan.differences);
         }
         if (plan.decoder == null) {
             throw new BadRecord(plan.unreadable + (plan.differences.isEmpty() ? ""

@@ -1,10 +1,9 @@
 package io.inlet.source.kafka.internal;
 
 import io.inlet.annotation.Internal;
+import io.inlet.core.source.TimePrecisionMode;
 import io.inlet.core.table.Column;
 import io.inlet.core.table.TableDescriptor;
-
-import io.inlet.core.source.TimePrecisionMode;
 
 import org.apache.avro.Schema;
 import org.apache.avro.io.BinaryDecoder;

@@ -2,7 +2,9 @@ package io.inlet.source.kafka.internal;
 
 import io.inlet.annotation.Internal;
 import io.inlet.core.InletValidationException;
+import io.inlet.core.internal.SchemaDifference;
 import io.inlet.core.source.TimePrecisionMode;
+import io.inlet.core.table.Column;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
 
@@ -80,37 +82,35 @@ public final class EnvelopeSchemas {
     }
 
     /**
-     * How a writer schema's rows differ from the table: columns added, dropped or typed differently,
-     * each as words a user can act on; empty when its rows have the table's shape.
+     * How a writer schema's rows differ from the table: columns added, dropped or typed differently;
+     * empty when its rows have the table's shape.
      */
-    public static List<String> differences(
-            Schema writerValue, TableDescriptor table, @Nullable Pattern excluded, TimePrecisionMode timeMode, List<String> addedNullable) {
-        List<String> out = new ArrayList<>();
+    public static List<SchemaDifference> differences(
+            Schema writerValue, TableDescriptor table, @Nullable Pattern excluded, TimePrecisionMode timeMode) {
+        List<SchemaDifference> out = new ArrayList<>();
         Schema row;
         try {
             row = rowSchema(writerValue, table.tableId().identifier());
         } catch (InletValidationException e) {
-            out.add("its values are no Debezium envelope any more");
+            out.add(SchemaDifference.unreadable("its values are no Debezium envelope any more"));
             return out;
         }
-        for (io.inlet.core.table.Column c : table.columns()) {
+        for (Column c : table.columns()) {
             Schema.Field f = row.getField(c.name());
             if (f == null) {
-                out.add("column '" + c.name() + "' was dropped");
+                out.add(SchemaDifference.dropped(c.name()));
                 continue;
             }
             DataType now;
             try {
                 now = AvroSemantics.flinkType(AvroSemantics.of(f.schema()), timeMode);
             } catch (IllegalArgumentException e) {
-                out.add("column '" + c.name() + "' is now " + e.getMessage());
+                out.add(SchemaDifference.unreadable("column '" + c.name() + "' is now " + e.getMessage()));
                 continue;
             }
-            boolean sameType = now.getLogicalType().copy(true).equals(c.type().getLogicalType().copy(true));
-            boolean nowNullable = now.getLogicalType().isNullable() && !c.type().getLogicalType().isNullable();
-            if (!sameType || nowNullable) {
-                out.add("column '" + c.name() + "' changed its type from " + c.type().getLogicalType().asSummaryString() + " to "
-                        + now.getLogicalType().asSummaryString());
+            SchemaDifference retyped = SchemaDifference.retyped(c.name(), c.type().getLogicalType(), now.getLogicalType());
+            if (retyped != null) {
+                out.add(retyped);
             }
         }
         for (Schema.Field f : row.getFields()) {
@@ -121,11 +121,7 @@ public final class EnvelopeSchemas {
                 } catch (IllegalArgumentException e) {
                     nullable = false;
                 }
-                String what = "column '" + f.name() + "' was added";
-                out.add(what);
-                if (nullable) {
-                    addedNullable.add(what);
-                }
+                out.add(SchemaDifference.added(f.name(), null, nullable));
             }
         }
         return out;

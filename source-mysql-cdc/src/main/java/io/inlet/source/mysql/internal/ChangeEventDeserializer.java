@@ -6,6 +6,7 @@ import io.inlet.core.event.ChangeEvent;
 import io.inlet.core.event.ChangeEventTypeInfo;
 import io.inlet.core.event.RowKeys;
 import io.inlet.core.event.SourcePosition;
+import io.inlet.core.internal.SchemaDifference;
 import io.inlet.core.source.BadRecordAction;
 import io.inlet.core.source.SchemaChangeBehavior;
 import io.inlet.core.source.TimePrecisionMode;
@@ -35,14 +36,14 @@ import javax.annotation.Nullable;
 
 import java.io.IOException;
 import java.io.Serializable;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
@@ -76,12 +77,7 @@ public final class ChangeEventDeserializer implements DebeziumDeserializationSch
 
     private static final String SCHEMA_CHANGE_KEY = "io.debezium.connector.mysql.SchemaChangeKey";
 
-    static final String WHAT_TO_DO =
-            " Inlet follows no schema change in a running job yet, so the job stops before any row of the new shape is"
-                    + " written (restarting would meet the change again). To go on: bring the lake table to the new shape"
-                    + " (Iceberg: ALTER TABLE ... ADD/DROP/ALTER COLUMN), then start the job again from its last checkpoint;"
-                    + " rows from before the change are read in their old shape. Or set 'schema-change.behavior' ="
-                    + " 'ignore-added-columns' to leave added nullable columns out.";
+    static final String WHAT_TO_DO = SchemaDifference.whatToDo("rows from before the change");
 
     /** How the deserializer treats what it reads; fixed when the job is built. */
     public static final class Settings implements Serializable {
@@ -125,7 +121,6 @@ public final class ChangeEventDeserializer implements DebeziumDeserializationSch
     private transient Map<Schema, StructConverter> converters;
     private transient Pattern excluded;
     private transient long schemaOrder;
-    private transient Set<String> reported;
     private transient SourcePosition snapshot;
 
     /**
@@ -153,7 +148,6 @@ public final class ChangeEventDeserializer implements DebeziumDeserializationSch
         excluded = settings.excludeColumns == null ? null : Pattern.compile(settings.excludeColumns);
         schemaOrder = SourcePosition.binlogOrder(settings.snapshotFile, settings.snapshotPosition, 0);
         snapshot = SourcePosition.snapshot(settings.snapshotFile, settings.snapshotPosition);
-        reported = new HashSet<>();
     }
 
     @Override
@@ -269,32 +263,25 @@ public final class ChangeEventDeserializer implements DebeziumDeserializationSch
 
     /** A row whose columns differ from the table's: allowed before the schemas were read, a change after. */
     private void shapeDiffers(TableDescriptor table, StructConverter c, SourcePosition position) {
-        String key = table.tableId() + " " + c.differences;
         if (!current(position)) {
-            if (reported.add(key)) {
+            if (!c.reportedOlder) {
+                c.reportedOlder = true;
                 LOG.info("Rows of {} from before the pipeline read its schema (binlog {} < {}:{}) have an older shape ({});"
                                 + " they are read by column name, columns they lack as NULL.",
                         table.tableId(), position, settings.snapshotFile, settings.snapshotPosition, c.differences);
             }
             return;
         }
-        List<SchemaChanges.Difference> blocking = blocking(c.differences);
-        if (!blocking.isEmpty()) {
+        if (!c.blocking.isEmpty()) {
             throw new InletStopException("Table " + table.tableId() + " changed in the source: "
-                    + blocking.stream().map(Object::toString).collect(Collectors.joining(", "))
+                    + c.blocking.stream().map(Object::toString).collect(Collectors.joining(", "))
                     + " (seen in a row at " + position + ")." + WHAT_TO_DO);
         }
-        if (reported.add(key)) {
+        if (!c.reportedIgnored) {
+            c.reportedIgnored = true;
             LOG.warn("Table {} has columns the pipeline does not capture ({}); 'schema-change.behavior' = 'ignore-added-columns'"
                     + " leaves them out.", table.tableId(), c.differences);
         }
-    }
-
-    private List<SchemaChanges.Difference> blocking(List<SchemaChanges.Difference> differences) {
-        return differences.stream()
-                .filter(d -> !(settings.schemaChanges == SchemaChangeBehavior.IGNORE_ADDED_COLUMNS
-                        && d.kind == SchemaChanges.Difference.Kind.ADDED && d.nullable))
-                .collect(Collectors.toList());
     }
 
     private void schemaChange(SourceRecord record, Collector<ChangeEvent> out) {
@@ -343,12 +330,12 @@ public final class ChangeEventDeserializer implements DebeziumDeserializationSch
             if (after == null) {
                 continue;
             }
-            List<SchemaChanges.Difference> differences = SchemaChanges.compare(
+            List<SchemaDifference> differences = SchemaChanges.compare(
                     table, after, ddl, excluded, settings.tinyInt1IsBoolean, settings.timeMode);
             if (differences.isEmpty()) {
                 continue;
             }
-            List<SchemaChanges.Difference> blocking = blocking(differences);
+            List<SchemaDifference> blocking = SchemaDifference.blocking(differences, settings.schemaChanges);
             if (!blocking.isEmpty()) {
                 throw new InletStopException("Table " + table.tableId() + " changed in the source: "
                         + blocking.stream().map(Object::toString).collect(Collectors.joining(", ")) + where + "." + WHAT_TO_DO);
@@ -360,33 +347,11 @@ public final class ChangeEventDeserializer implements DebeziumDeserializationSch
         }
     }
 
-    /** {@code "db"."t"} (Debezium's table id form) to a table id. */
+    /** {@code "db"."t"}, Debezium's form of a table id in schema changes, to a table id. */
     @Nullable
     static TableId tableId(@Nullable String quoted) {
-        if (quoted == null) {
-            return null;
-        }
-        List<String> parts = new ArrayList<>();
-        StringBuilder cur = new StringBuilder();
-        boolean inQuotes = false;
-        for (int i = 0; i < quoted.length(); i++) {
-            char ch = quoted.charAt(i);
-            if (ch == '"') {
-                if (inQuotes && i + 1 < quoted.length() && quoted.charAt(i + 1) == '"') {
-                    cur.append('"');
-                    i++;
-                } else {
-                    inQuotes = !inQuotes;
-                }
-            } else if (ch == '.' && !inQuotes) {
-                parts.add(cur.toString());
-                cur.setLength(0);
-            } else {
-                cur.append(ch);
-            }
-        }
-        parts.add(cur.toString());
-        return parts.size() >= 2 ? TableId.of(parts.get(parts.size() - 2), parts.get(parts.size() - 1)) : null;
+        io.debezium.relational.TableId id = quoted == null ? null : io.debezium.relational.TableId.parse(quoted);
+        return id == null || id.catalog() == null ? null : TableId.of(id.catalog(), id.table());
     }
 
     private void badRecord(Collector<ChangeEvent> out, TableDescriptor table, Envelope.Operation op, SourcePosition position,
@@ -409,13 +374,13 @@ public final class ChangeEventDeserializer implements DebeziumDeserializationSch
         if (row == null) {
             return null;
         }
-        Map<String, String> m = new java.util.LinkedHashMap<>();
+        Map<String, String> m = new LinkedHashMap<>();
         for (Field f : row.schema().fields()) {
             Object v = row.get(f);
             if (v instanceof byte[]) {
                 v = Base64.getEncoder().encodeToString((byte[]) v);
-            } else if (v instanceof java.nio.ByteBuffer) {
-                java.nio.ByteBuffer b = ((java.nio.ByteBuffer) v).duplicate();
+            } else if (v instanceof ByteBuffer) {
+                ByteBuffer b = ((ByteBuffer) v).duplicate();
                 byte[] bytes = new byte[b.remaining()];
                 b.get(bytes);
                 v = Base64.getEncoder().encodeToString(bytes);
@@ -441,7 +406,12 @@ public final class ChangeEventDeserializer implements DebeziumDeserializationSch
         private final TableDescriptor table;
         private final Field[] fields;
         private final DebeziumFieldConverters.FieldConverter[] converters;
-        final List<SchemaChanges.Difference> differences = new ArrayList<>();
+        /** How the rows of this schema differ from the table's, and which of those stop the job. */
+        final List<SchemaDifference> differences = new ArrayList<>();
+        final List<SchemaDifference> blocking;
+        /** Said once per schema in the log. */
+        boolean reportedOlder;
+        boolean reportedIgnored;
 
         StructConverter(TableDescriptor table, Schema schema, @Nullable Pattern excluded, Settings settings) {
             this.table = table;
@@ -453,7 +423,7 @@ public final class ChangeEventDeserializer implements DebeziumDeserializationSch
                 Column col = columns.get(i);
                 Field f = schema.field(col.name());
                 if (f == null) {
-                    differences.add(SchemaChanges.Difference.dropped(col.name()));
+                    differences.add(SchemaDifference.dropped(col.name()));
                     continue;
                 }
                 fields[i] = f;
@@ -462,9 +432,10 @@ public final class ChangeEventDeserializer implements DebeziumDeserializationSch
             }
             for (Field f : schema.fields()) {
                 if (table.indexOf(f.name()) < 0 && (excluded == null || !excluded.matcher(prefix + f.name()).matches())) {
-                    differences.add(SchemaChanges.Difference.added(f.name(), null, f.schema().isOptional()));
+                    differences.add(SchemaDifference.added(f.name(), null, f.schema().isOptional()));
                 }
             }
+            blocking = SchemaDifference.blocking(differences, settings.schemaChanges);
         }
 
         GenericRowData convert(Struct struct, RowKind kind) throws BadValue {

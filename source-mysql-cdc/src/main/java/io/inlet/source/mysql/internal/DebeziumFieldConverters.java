@@ -1,6 +1,7 @@
 package io.inlet.source.mysql.internal;
 
 import io.inlet.annotation.Internal;
+import io.inlet.core.source.TimePrecisionMode;
 
 import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.StringData;
@@ -8,6 +9,7 @@ import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.types.logical.BinaryType;
 import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.kafka.connect.data.Schema;
 
 import java.math.BigDecimal;
@@ -35,22 +37,18 @@ final class DebeziumFieldConverters {
         Object convert(Object value);
     }
 
-    static FieldConverter create(LogicalType type, Schema schema) {
-        return create(type, schema, 6);
-    }
-
     /**
      * @param timeDigits the fractional digits of the MySQL TIME column (for its text form), if the
      *     column is one
      */
     static FieldConverter create(LogicalType type, Schema schema, int timeDigits) {
         String semantic = schema.name() == null ? "" : schema.name();
-        if (isTime(semantic) && type.getTypeRoot() == org.apache.flink.table.types.logical.LogicalTypeRoot.BIGINT) {
+        if (isTime(semantic) && type.getTypeRoot() == LogicalTypeRoot.BIGINT) {
             return v -> timeMicros(semantic, v); // time.precision.mode = microseconds: every value, with its sign
         }
-        if (isTime(semantic) && (type.getTypeRoot() == org.apache.flink.table.types.logical.LogicalTypeRoot.VARCHAR
-                || type.getTypeRoot() == org.apache.flink.table.types.logical.LogicalTypeRoot.CHAR)) {
-            return v -> StringData.fromString(io.inlet.core.source.TimePrecisionMode.format(timeMicros(semantic, v), timeDigits));
+        if (isTime(semantic) && (type.getTypeRoot() == LogicalTypeRoot.VARCHAR
+                || type.getTypeRoot() == LogicalTypeRoot.CHAR)) {
+            return v -> StringData.fromString(TimePrecisionMode.format(timeMicros(semantic, v), timeDigits));
         }
         switch (type.getTypeRoot()) {
             case BOOLEAN:
@@ -255,6 +253,6 @@ final class DebeziumFieldConverters {
     }
 
     private static String formatMicros(long micros) {
-        return io.inlet.core.source.TimePrecisionMode.format(micros, 6);
+        return TimePrecisionMode.format(micros, 6);
     }
 }

@@ -2,10 +2,11 @@ package io.inlet.source.mysql.internal;
 
 import io.inlet.annotation.Internal;
 import io.inlet.core.InletValidationException;
+import io.inlet.core.event.SourcePosition;
 import io.inlet.core.source.TimePrecisionMode;
-import io.inlet.source.mysql.SslMode;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
+import io.inlet.source.mysql.SslMode;
 
 import org.apache.flink.table.types.DataType;
 
@@ -78,11 +79,6 @@ public final class MySqlInspector {
     private final int connectTimeoutMillis;
     private final SslMode sslMode;
 
-    public MySqlInspector(
-            String hostname, int port, String username, String password, Properties jdbcProperties, int connectTimeoutMillis) {
-        this(hostname, port, username, password, jdbcProperties, connectTimeoutMillis, SslMode.DISABLED);
-    }
-
     /** @param jdbcProperties with TLS set as the source's 'ssl.mode' says (for the messages) */
     public MySqlInspector(String hostname, int port, String username, String password, Properties jdbcProperties,
             int connectTimeoutMillis, SslMode sslMode) {
@@ -118,20 +114,20 @@ public final class MySqlInspector {
         try {
             return DriverManager.getConnection(url, p);
         } catch (SQLException e) {
-            String all = chain(e);
+            String all = Causes.chain(e);
             boolean denied = e.getErrorCode() == 1045 || "28000".equals(e.getSQLState());
             if (all.contains("insecure transport") || all.contains("require_secure_transport") || all.contains("SSL connection is required")
                     || (denied && !sslMode.encrypts() && requiresTls(url, p))) {
                 throw new InletValidationException(
                         where() + " requires encrypted connections (require_secure_transport), and 'ssl.mode' is '"
-                                + sslMode.debeziumValue().replace('_', '-') + "' (" + firstLine(e) + ") Set 'ssl.mode' = 'required',"
+                                + sslMode.key() + "' (" + firstLine(e) + ") Set 'ssl.mode' = 'required',"
                                 + " or 'verify-ca' with 'ssl.truststore' to check the server's certificate.");
             }
             if (sslMode.encrypts() && (all.contains("SSL") || all.contains("TLS") || all.contains("certificate")
                     || all.contains("PKIX") || all.contains("handshake"))) {
                 throw new InletValidationException(
-                        "Cannot open an encrypted connection to " + where() + " ('ssl.mode' = '" + sslMode.debeziumValue().replace('_', '-')
-                                + "'): " + firstLine(e) + " (" + rootCause(e) + ") Check that the server has TLS on, and that"
+                        "Cannot open an encrypted connection to " + where() + " ('ssl.mode' = '" + sslMode.key()
+                                + "'): " + firstLine(e) + " (" + Causes.root(e) + ") Check that the server has TLS on, and that"
                                 + " 'ssl.truststore' holds the CA of its certificate"
                                 + (sslMode == SslMode.VERIFY_IDENTITY ? " and the certificate names '" + hostname + "'" : "") + ".");
             }
@@ -144,23 +140,6 @@ public final class MySqlInspector {
                     "Cannot connect to " + where() + ": " + firstLine(e)
                             + " Check 'hostname' and 'port', and that the server accepts connections from this machine.");
         }
-    }
-
-    /** Every message of the chain of causes, for telling TLS failures apart. */
-    private static String chain(Throwable e) {
-        StringBuilder sb = new StringBuilder();
-        for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
-            sb.append(t.getClass().getName()).append(": ").append(t.getMessage()).append(' ');
-        }
-        return sb.toString();
-    }
-
-    private static String rootCause(Throwable e) {
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        return root.getClass().getSimpleName() + ": " + root.getMessage();
     }
 
     /**
@@ -213,11 +192,11 @@ public final class MySqlInspector {
                     c, databaseRegex, tableRegex, excludeColumnsRegex, tinyInt1IsBoolean, timeMode, timePrecisions, problems);
             // Read after the schemas: rows from before this position may have an older shape; a row from
             // here on that has another shape is a schema change (made after the schemas were read).
-            String[] binlog = binlogOn ? binlogPosition(c, problems) : null;
+            SourcePosition binlog = binlogOn ? binlogPosition(c, problems) : null;
             if (!problems.isEmpty()) {
                 throw new InletValidationException(problems);
             }
-            return new Result(tables, zone, binlog[0], Long.parseLong(binlog[1]), timePrecisions);
+            return new Result(tables, zone, binlog.fileOrTopic(), binlog.offset(), timePrecisions);
         } catch (SQLException e) {
             throw new InletValidationException("Reading from " + where() + " failed: " + firstLine(e), e);
         }
@@ -225,10 +204,10 @@ public final class MySqlInspector {
 
     /** The current binlog file and position, as {@code SHOW MASTER STATUS} gives them. */
     @Nullable
-    private String[] binlogPosition(Connection c, List<String> problems) throws SQLException {
+    private SourcePosition binlogPosition(Connection c, List<String> problems) throws SQLException {
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW MASTER STATUS")) {
             if (rs.next()) {
-                return new String[] {rs.getString(1), String.valueOf(rs.getLong(2))};
+                return SourcePosition.binlog(rs.getString(1), rs.getLong(2), 0);
             }
         } catch (SQLException e) {
             problems.add("User '" + username + "' cannot run SHOW MASTER STATUS at " + where() + ": " + firstLine(e)

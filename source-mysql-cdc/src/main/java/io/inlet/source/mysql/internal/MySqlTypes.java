@@ -1,7 +1,6 @@
 package io.inlet.source.mysql.internal;
 
 import io.inlet.annotation.Internal;
-
 import io.inlet.core.source.TimePrecisionMode;
 
 import org.apache.flink.table.api.DataTypes;
@@ -24,8 +23,8 @@ import java.util.Locale;
  *   <li>FLOAT, DOUBLE; CHAR(n), VARCHAR(n), the TEXT types, ENUM, SET and JSON to strings;
  *       BINARY(n), VARBINARY(n), the BLOB types to bytes; BIT(1) to BOOLEAN, BIT(n) to
  *       BINARY(ceil(n / 8)) big-endian, as MySQL returns it;
- *   <li>DATE; TIME(p) to TIME(p), BIGINT microseconds or STRING (see {@link TimePrecisionMode}); DATETIME(p) to TIMESTAMP(p); TIMESTAMP(p), an instant, to
- *       TIMESTAMP_LTZ(p); YEAR to INT.
+ *   <li>DATE; TIME(p) to TIME(p), BIGINT microseconds or STRING (see {@link TimePrecisionMode});
+ *       DATETIME(p) to TIMESTAMP(p); TIMESTAMP(p), an instant, to TIMESTAMP_LTZ(p); YEAR to INT.
  * </ul>
  *
  * Spatial, UUID and INET types have no mapping: {@link #toFlink} returns null and the caller fails
@@ -39,24 +38,8 @@ public final class MySqlTypes {
     /**
      * @param dataType {@code DATA_TYPE}, e.g. {@code int}
      * @param columnType {@code COLUMN_TYPE}, e.g. {@code int(10) unsigned}
+     * @param timeMode how TIME columns are typed ({@code time.precision.mode})
      * @return the Flink type (nullable), or null when there is no mapping
-     */
-    @Nullable
-    public static DataType toFlink(
-            String dataType,
-            String columnType,
-            @Nullable Long charLength,
-            @Nullable Long numericPrecision,
-            @Nullable Long numericScale,
-            @Nullable Long datetimePrecision,
-            boolean tinyInt1IsBoolean) {
-        return toFlink(dataType, columnType, charLength, numericPrecision, numericScale, datetimePrecision, tinyInt1IsBoolean,
-                TimePrecisionMode.TIME);
-    }
-
-    /**
-     * As {@link #toFlink(String, String, Long, Long, Long, Long, boolean)}, with TIME columns typed as
-     * {@code time.precision.mode} says.
      */
     @Nullable
     public static DataType toFlink(

@@ -1,6 +1,7 @@
 package io.inlet.source.mysql.internal;
 
 import io.inlet.annotation.Internal;
+import io.inlet.core.internal.SchemaDifference;
 import io.inlet.core.source.TimePrecisionMode;
 import io.inlet.core.table.Column;
 import io.inlet.core.table.TableDescriptor;
@@ -9,7 +10,6 @@ import io.debezium.document.Array;
 import io.debezium.document.Document;
 import io.debezium.document.Value;
 import org.apache.flink.table.types.DataType;
-import org.apache.flink.table.types.logical.LogicalType;
 
 import javax.annotation.Nullable;
 
@@ -38,59 +38,17 @@ public final class SchemaChanges {
 
     private SchemaChanges() {}
 
-    /** One difference, in words a user can act on. */
-    public static final class Difference {
-        /** What changed. */
-        public enum Kind { ADDED, DROPPED, RENAMED, RETYPED }
-
-        public final Kind kind;
-        public final String column;
-        /** For ADDED: whether the new column takes NULL (so rows without it stay valid). */
-        public final boolean nullable;
-        private final String text;
-
-        Difference(Kind kind, String column, boolean nullable, String text) {
-            this.kind = kind;
-            this.column = column;
-            this.nullable = nullable;
-            this.text = text;
-        }
-
-        static Difference added(String column, @Nullable LogicalType type, boolean nullable) {
-            return new Difference(Kind.ADDED, column, nullable,
-                    "column '" + column + "' was added" + (type == null ? "" : " (" + type.asSummaryString() + ")"));
-        }
-
-        static Difference dropped(String column) {
-            return new Difference(Kind.DROPPED, column, false, "column '" + column + "' was dropped");
-        }
-
-        static Difference renamed(String from, String to) {
-            return new Difference(Kind.RENAMED, from, false, "column '" + from + "' was renamed to '" + to + "'");
-        }
-
-        static Difference retyped(String column, LogicalType from, LogicalType to) {
-            return new Difference(Kind.RETYPED, column, false,
-                    "column '" + column + "' changed its type from " + from.asSummaryString() + " to " + to.asSummaryString());
-        }
-
-        @Override
-        public String toString() {
-            return text;
-        }
-    }
-
     /**
      * The differences between the table the pipeline was built with and the table after a DDL.
      *
      * @param after the {@code table} document of a table change
      * @param ddl the statement, for telling renames from a drop and an add
      */
-    public static List<Difference> compare(
+    public static List<SchemaDifference> compare(
             TableDescriptor built, Document after, @Nullable String ddl, @Nullable Pattern excluded,
             boolean tinyInt1IsBoolean, TimePrecisionMode timeMode) {
+        // By name, the column's type now; null for a type Inlet does not map (its rows fail on their own).
         Map<String, DataType> now = new LinkedHashMap<>();
-        Map<String, Boolean> known = new LinkedHashMap<>();
         Array columns = after.getArray("columns");
         if (columns != null) {
             for (int i = 0; i < columns.size(); i++) {
@@ -103,9 +61,7 @@ public final class SchemaChanges {
                 if (name == null || isExcluded(built, name, excluded)) {
                     continue;
                 }
-                DataType type = flinkType(c, tinyInt1IsBoolean, timeMode);
-                now.put(name, type);
-                known.put(name, type != null);
+                now.put(name, flinkType(c, tinyInt1IsBoolean, timeMode));
             }
         }
         List<String> droppedNames = new ArrayList<>();
@@ -120,32 +76,28 @@ public final class SchemaChanges {
                 addedNames.add(n);
             }
         }
-        List<Difference> out = new ArrayList<>();
+        List<SchemaDifference> out = new ArrayList<>();
         Map<String, String> renames = renames(ddl);
         for (Map.Entry<String, String> r : renames.entrySet()) {
             if (droppedNames.contains(r.getKey()) && addedNames.contains(r.getValue())) {
-                out.add(Difference.renamed(r.getKey(), r.getValue()));
+                out.add(SchemaDifference.renamed(r.getKey(), r.getValue()));
                 droppedNames.remove(r.getKey());
                 addedNames.remove(r.getValue());
             }
         }
-        droppedNames.forEach(n -> out.add(Difference.dropped(n)));
+        droppedNames.forEach(n -> out.add(SchemaDifference.dropped(n)));
         for (String n : addedNames) {
             DataType t = now.get(n);
-            out.add(Difference.added(n, t == null ? null : t.getLogicalType(), t == null || t.getLogicalType().isNullable()));
+            out.add(SchemaDifference.added(n, t == null ? null : t.getLogicalType(), t == null || t.getLogicalType().isNullable()));
         }
         for (Column c : built.columns()) {
             DataType t = now.get(c.name());
-            if (t == null || !Boolean.TRUE.equals(known.get(c.name()))) {
-                continue; // dropped, or a type Inlet does not map (its rows fail on their own)
+            if (t == null) {
+                continue; // dropped, or a type Inlet does not map
             }
-            LogicalType was = c.type().getLogicalType();
-            LogicalType is = t.getLogicalType();
-            // A column that became NOT NULL takes every row it took before; anything else is a change.
-            boolean sameType = was.copy(true).equals(is.copy(true));
-            boolean nowNullable = is.isNullable() && !was.isNullable();
-            if (!sameType || nowNullable) {
-                out.add(Difference.retyped(c.name(), was, is));
+            SchemaDifference retyped = SchemaDifference.retyped(c.name(), c.type().getLogicalType(), t.getLogicalType());
+            if (retyped != null) {
+                out.add(retyped);
             }
         }
         return out;
@@ -187,9 +139,6 @@ public final class SchemaChanges {
         String upper = (typeName + " " + expression).toUpperCase(Locale.ROOT);
         boolean unsigned = upper.contains("UNSIGNED");
         String base = typeName.toLowerCase(Locale.ROOT).split("[\\s(]")[0];
-        if (base.equals("double") && upper.contains("PRECISION")) {
-            base = "double";
-        }
         Integer length = column.getInteger("length");
         Integer scale = column.getInteger("scale");
         String columnType = base + (length != null ? "(" + length + ")" : "") + (unsigned ? " unsigned" : "");

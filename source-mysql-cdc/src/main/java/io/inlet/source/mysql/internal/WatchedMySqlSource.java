@@ -23,13 +23,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.EOFException;
+import java.net.ConnectException;
 import java.net.SocketException;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
+import java.util.logging.Formatter;
 import java.util.logging.Handler;
+import java.util.logging.Level;
 import java.util.logging.LogRecord;
+import java.util.logging.SimpleFormatter;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Flink CDC's {@link MySqlSource}, unchanged but watched: its readers say at WARN, when it happens,
@@ -91,7 +97,7 @@ public final class WatchedMySqlSource implements Source<ChangeEvent, MySqlSplit,
     /** Whether a failure is a lost connection rather than a fault of the data. */
     static boolean isConnectionLoss(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof EOFException || t instanceof SocketException || t instanceof java.net.ConnectException) {
+            if (t instanceof EOFException || t instanceof SocketException || t instanceof ConnectException) {
                 return true;
             }
             String m = String.valueOf(t.getMessage()).toLowerCase(Locale.ROOT);
@@ -119,7 +125,7 @@ public final class WatchedMySqlSource implements Source<ChangeEvent, MySqlSplit,
         private RuntimeException reported(RuntimeException e) {
             if (isConnectionLoss(e)) {
                 LOG.warn("Lost the binlog connection to MySQL at {}: {}. The source fails over: Flink restarts it from its last"
-                        + " checkpoint (restart strategy), and it reconnects once the server answers again.", where, rootMessage(e));
+                        + " checkpoint (restart strategy), and it reconnects once the server answers again.", where, Causes.root(e));
             }
             return e;
         }
@@ -188,19 +194,11 @@ public final class WatchedMySqlSource implements Source<ChangeEvent, MySqlSplit,
         }
     }
 
-    private static String rootMessage(Throwable e) {
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        return root.getClass().getSimpleName() + (root.getMessage() == null ? "" : ": " + root.getMessage());
-    }
-
     /** Forwards the binlog client's java.util.logging records to SLF4J, its reconnects at WARN. */
     static final class BinlogClientLogs extends Handler {
         private static final Logger BINLOG = LoggerFactory.getLogger("com.github.shyiko.mysql.binlog.BinaryLogClient");
-        private static final java.util.logging.Formatter FORMAT = new java.util.logging.SimpleFormatter();
-        private static final java.util.regex.Pattern LOST = java.util.regex.Pattern.compile("(?i)lost connection to (\\S+:\\d+)");
+        private static final Formatter FORMAT = new SimpleFormatter();
+        private static final Pattern LOST = Pattern.compile("(?i)lost connection to (\\S+:\\d+)");
         // Held: java.util.logging keeps loggers only weakly, and a collected one would come back without the handler.
         private static java.util.logging.Logger jul;
         private static BinlogClientLogs handler;
@@ -233,13 +231,13 @@ public final class WatchedMySqlSource implements Source<ChangeEvent, MySqlSplit,
             }
             String message = FORMAT.formatMessage(record);
             int level = record.getLevel().intValue();
-            java.util.regex.Matcher lost = LOST.matcher(message);
+            Matcher lost = LOST.matcher(message);
             if (lost.find()) {
                 BINLOG.warn("Lost the binlog connection to MySQL at {}; the binlog client reconnects ({}). A connection that"
                         + " goes quiet is noticed after 'debezium.connect.keep.alive.interval.ms', 10 s by default.", lost.group(1), message);
-            } else if (level >= java.util.logging.Level.WARNING.intValue()) {
+            } else if (level >= Level.WARNING.intValue()) {
                 BINLOG.warn(message, record.getThrown());
-            } else if (level >= java.util.logging.Level.INFO.intValue()) {
+            } else if (level >= Level.INFO.intValue()) {
                 BINLOG.info(message);
             }
         }
