@@ -9,6 +9,7 @@ import io.inlet.core.spi.ChangeSource;
 import io.inlet.core.spi.ChangeTransform;
 import io.inlet.core.spi.FactoryDiscovery;
 import io.inlet.core.spi.SinkContext;
+import io.inlet.core.spi.SnapshotSignals;
 import io.inlet.core.spi.SourceContext;
 import io.inlet.core.spi.TransformContext;
 import io.inlet.core.table.TableDescriptor;
@@ -39,6 +40,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -505,6 +507,7 @@ public final class Pipeline {
                     prefixes("inlet-transform-", transforms, transformUids, ChangeTransform::name, Builder::definition);
             List<String> sinkPrefixes = prefixes("inlet-sink-", sinks, sinkUids, ChangeSink::name, ChangeSink::uidSeed);
             ChangeEventTypeInfo sourceType = ChangeEventTypeInfo.of(sourceTables);
+            List<SnapshotSignals> signals = new ArrayList<>(1);
             DataStream<ChangeEvent> stream =
                     source.createStream(
                             environment,
@@ -522,6 +525,14 @@ public final class Pipeline {
                                 @Override
                                 public String uid(String part) {
                                     return sourcePrefix + "-" + part;
+                                }
+
+                                @Override
+                                public void announceSnapshots(SnapshotSignals snapshotSignals) {
+                                    if (!signals.isEmpty()) {
+                                        throw new IllegalStateException("Source '" + source.name() + "' announced its snapshots twice.");
+                                    }
+                                    signals.add(snapshotSignals);
                                 }
                             });
             checkType("Source '" + source.name() + "'", stream, sourceType);
@@ -584,6 +595,11 @@ public final class Pipeline {
                             @Override
                             public boolean changesMayRepeat() {
                                 return repeats;
+                            }
+
+                            @Override
+                            public Optional<SnapshotSignals> snapshotSignals() {
+                                return signals.stream().findFirst();
                             }
                         });
             }

@@ -2,6 +2,7 @@ package io.inlet.it;
 
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.common.restartstrategy.RestartStrategies;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -26,6 +27,17 @@ final class Jobs {
         env.setParallelism(1);
         env.enableCheckpointing(300);
         env.setRestartStrategy(RestartStrategies.fixedDelayRestart(1000, 100));
+        return env;
+    }
+
+    /**
+     * An environment with the configuration (e.g. a savepoint to restore), 300 ms checkpoints and no
+     * restarts: a test restarts its jobs itself.
+     */
+    static StreamExecutionEnvironment checkpointingEnvironment(Configuration conf, int parallelism) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(parallelism);
+        env.enableCheckpointing(300);
         return env;
     }
 

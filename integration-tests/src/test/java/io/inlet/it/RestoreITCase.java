@@ -44,13 +44,6 @@ class RestoreITCase {
     @RegisterExtension
     static final MiniClusterExtension MINI_CLUSTER = MiniClusters.extension(4);
 
-    private static StreamExecutionEnvironment env(Configuration conf) {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(1);
-        env.enableCheckpointing(300);
-        return env;
-    }
-
     private static Configuration restoring(String savepoint, boolean allowNonRestored) {
         Configuration conf = new Configuration();
         conf.set(SavepointConfigOptions.SAVEPOINT_PATH, savepoint);
@@ -113,7 +106,7 @@ class RestoreITCase {
         String db = mysql.createDatabase();
         createOrders(mysql, db);
         try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse); Connection c = mysql.connection(db)) {
-            JobClient first = Pipeline.builder().environment(env(new Configuration()))
+            JobClient first = Pipeline.builder().environment(Jobs.checkpointingEnvironment(new Configuration(), 1))
                     .source("mysql-cdc", MySqlOptions.of(mysql, db, "orders"))
                     .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build()).build().executeAsync();
             try {
@@ -125,7 +118,7 @@ class RestoreITCase {
             // A savepoint is named, but none of its state belongs to this pipeline: the source takes a new
             // snapshot over the table, which already holds every row once.
             String savepoint = savepointOfAnotherJob(savepoints);
-            JobClient second = Pipeline.builder().environment(env(restoring(savepoint, true)))
+            JobClient second = Pipeline.builder().environment(Jobs.checkpointingEnvironment(restoring(savepoint, true), 1))
                     .source("mysql-cdc", MySqlOptions.of(mysql, db, "orders"))
                     .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build()).build().executeAsync();
             try {
@@ -147,7 +140,7 @@ class RestoreITCase {
                 Connection c = mysql.connection(db)) {
             // Checkpoints every 2 s: the savepoint below then holds files the sink's committer has not yet
             // committed, in its state, which a restored job must hand to the same sink (and to no other).
-            StreamExecutionEnvironment firstEnv = env(new Configuration());
+            StreamExecutionEnvironment firstEnv = Jobs.checkpointingEnvironment(new Configuration(), 1);
             firstEnv.enableCheckpointing(2000);
             JobClient first = Pipeline.builder().environment(firstEnv).source("mysql-cdc", MySqlOptions.of(mysql, db, "orders"))
                     .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build()).build().executeAsync();
@@ -167,7 +160,7 @@ class RestoreITCase {
             }
             mysql.execute(db, "UPDATE orders SET v = 20 WHERE id = 2", "DELETE FROM orders WHERE id = 3");
             // Restored without dropping any state: every operator of the first job must be found again.
-            JobClient second = Pipeline.builder().environment(env(restoring(savepoint, false)))
+            JobClient second = Pipeline.builder().environment(Jobs.checkpointingEnvironment(restoring(savepoint, false), 1))
                     .source("mysql-cdc", MySqlOptions.of(mysql, db, "orders"))
                     .transform(FilterTransform.builder().filter("v >= 0").build())
                     .sink(IcebergSink.builder().warehouse(added.toUri().toString()).build())
@@ -193,7 +186,8 @@ class RestoreITCase {
         Map<String, String> src = MySqlOptions.of(mysql, db, "orders|items");
         src.put("scan.newly-added-table.enabled", "true");
         try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse); Connection c = mysql.connection(db)) {
-            JobClient first = Pipeline.builder().environment(env(new Configuration())).source("mysql-cdc", src)
+            JobClient first = Pipeline.builder().environment(Jobs.checkpointingEnvironment(new Configuration(), 1))
+                    .source("mysql-cdc", src)
                     .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build()).build().executeAsync();
             String savepoint;
             try {
@@ -205,7 +199,8 @@ class RestoreITCase {
             }
             mysql.execute(db, "CREATE TABLE items (id INT NOT NULL PRIMARY KEY, sku VARCHAR(8))",
                     "INSERT INTO items VALUES (1, 'a'), (2, 'b')", "UPDATE orders SET v = 7 WHERE id = 1");
-            JobClient second = Pipeline.builder().environment(env(restoring(savepoint, false))).source("mysql-cdc", src)
+            JobClient second = Pipeline.builder().environment(Jobs.checkpointingEnvironment(restoring(savepoint, false), 1))
+                    .source("mysql-cdc", src)
                     .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build()).build().executeAsync();
             try {
                 awaitEqual(second, catalog, c, db, "items");

@@ -4,6 +4,7 @@ import io.inlet.annotation.PublicEvolving;
 import io.inlet.core.table.TableDescriptor;
 
 import java.util.List;
+import java.util.Optional;
 
 /** What a {@link ChangeSink} gets when it adds itself to a job. */
 @PublicEvolving
@@ -18,5 +19,14 @@ public interface SinkContext {
     /** Whether the source may deliver a change more than once; see {@link ChangeSource#mayRepeatChanges()}. */
     default boolean changesMayRepeat() {
         return false;
+    }
+
+    /**
+     * The source's {@link SnapshotSignal}s, if it sends any: a sink that consumes them removes the
+     * rows a new snapshot over its existing tables no longer finds. Every table of {@link #tables()}
+     * is fed by the source's snapshot.
+     */
+    default Optional<SnapshotSignals> snapshotSignals() {
+        return Optional.empty();
     }
 }

@@ -21,4 +21,12 @@ public interface SourceContext {
      * let a job restore from a savepoint after the pipeline is rebuilt.
      */
     String uid(String part);
+
+    /**
+     * Hands the pipeline the source's {@link SnapshotSignal}s, for the sinks that make their tables
+     * converge to a snapshot; called at most once, from {@link ChangeSource#createStream}. A source
+     * that never calls it gives its sinks no signals, and they keep rows a new snapshot no longer
+     * finds.
+     */
+    default void announceSnapshots(SnapshotSignals signals) {}
 }

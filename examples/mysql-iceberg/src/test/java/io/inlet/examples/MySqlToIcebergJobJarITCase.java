@@ -92,6 +92,18 @@ class MySqlToIcebergJobJarITCase {
             assertThat(output).contains("Inlet job 'inlet: mysql-cdc to iceberg' writes 2 table(s)");
             assertThat(output).doesNotContain(password).doesNotContain("NoClassDefFoundError: org/apache/hadoop").doesNotContain(" ERROR ");
         }
+
+        // The job is killed (closing the run ends its process) and started again with the same
+        // settings, no state: its new snapshot must also remove the rows deleted while it was down.
+        mysql.execute(db, "DELETE FROM orders WHERE id IN (1, 3)", "DELETE FROM order_items WHERE order_id = 2",
+                "UPDATE orders SET note = 'changed while down' WHERE id = 4");
+        try (FlinkDistribution.Run run = FlinkDistribution.run(JobJar.ofThisModule().path(), Map.of(),
+                "--application-properties", properties.toString());
+                Connection c = mysql.connection(db);
+                HadoopCatalog catalog = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toUri().toString())) {
+            awaitEqual(run, c, catalog, db);
+            assertThat(run.output()).contains("the new snapshot is committed; removed the").doesNotContain(" ERROR ");
+        }
     }
 
     private static String group(String id, Map<String, String> map) {

@@ -5,19 +5,23 @@ import io.inlet.core.InletValidationException;
 import io.inlet.core.event.ChangeEvent;
 import io.inlet.core.spi.ChangeSink;
 import io.inlet.core.spi.SinkContext;
+import io.inlet.core.spi.SnapshotSignals;
 import io.inlet.core.table.Column;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
 import io.inlet.sink.hudi.internal.HoodieRecordKryoSerializer;
 import io.inlet.sink.hudi.internal.HudiRowShaper;
+import io.inlet.sink.hudi.internal.HudiTableSpec;
 import io.inlet.sink.hudi.internal.HudiTables;
 import io.inlet.sink.hudi.internal.HudiWriters;
+import io.inlet.sink.hudi.internal.SnapshotReconciler;
 
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.BooleanType;
 import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.SmallIntType;
 import org.apache.flink.table.types.logical.TinyIntType;
@@ -52,7 +56,9 @@ import java.util.stream.Collectors;
  * precombine field that orders versions of a row (by default the change's position in its source,
  * {@link io.inlet.core.event.SourcePosition#order()}, in a column the sink adds), optional partition
  * fields. Names are handed to Hudi as they are, never through a SQL parser. Hudi creates a missing table on
- * the first write; an existing one is checked first. Data is committed on checkpoints.
+ * the first write; an existing one is checked first. Data is committed on checkpoints. When the
+ * source takes a snapshot from scratch over tables that hold rows, the rows it no longer finds are
+ * deleted ({@link HudiSinkOptions#RECONCILE_SNAPSHOTS}).
  *
  * <pre>{@code
  * HudiSink sink = HudiSink.builder()
@@ -75,6 +81,7 @@ public final class HudiSink implements ChangeSink {
     private final String defaultDatabase;
     private final Map<String, String> hudiOptions;
     private final Map<String, List<String>> partitionFields;
+    private final boolean reconcileSnapshots;
 
     private HudiSink(Builder b) {
         this.path = b.path.replaceAll("/+$", "");
@@ -84,6 +91,7 @@ public final class HudiSink implements ChangeSink {
         this.defaultDatabase = b.defaultDatabase;
         this.hudiOptions = new LinkedHashMap<>(b.hudiOptions);
         this.partitionFields = new LinkedHashMap<>(b.partitionFields);
+        this.reconcileSnapshots = b.reconcileSnapshots;
     }
 
     public static Builder builder() {
@@ -124,6 +132,11 @@ public final class HudiSink implements ChangeSink {
         return precombineField == null;
     }
 
+    /** Whether the table gets Hudi's soft-delete column, for deletes merged by their ordering value. */
+    private boolean softDeletes(TableDescriptor t) {
+        return addsPrecombine(t) && !changelog;
+    }
+
     private List<String> partitions(TableDescriptor t) {
         return partitionFields.getOrDefault(t.tableId().identifier(), t.partitionKeys());
     }
@@ -154,6 +167,9 @@ public final class HudiSink implements ChangeSink {
             if (addsPrecombine(t) && t.indexOf(pre) >= 0) {
                 problems.add("Table " + t.tableId() + " already has a column '" + pre + "', the precombine column the Hudi sink"
                         + " would add. Name the ordering column with 'precombine.field'.");
+            } else if (softDeletes(t) && t.indexOf(HudiSinkOptions.DELETED_COLUMN) >= 0) {
+                problems.add("Table " + t.tableId() + " has a column '" + HudiSinkOptions.DELETED_COLUMN + "', which Hudi reads as"
+                        + " 'this row is deleted'. Leave it out at the source ('exclude-columns') or rename it in a projection.");
             } else if (!addsPrecombine(t) && t.indexOf(pre) < 0) {
                 problems.add("'precombine.field' = '" + pre + "' is no column of table " + t.tableId() + " (columns: "
                         + String.join(", ", t.columnNames()) + ").");
@@ -177,7 +193,8 @@ public final class HudiSink implements ChangeSink {
                 Optional<Properties> existing = HudiTables.properties(tablePath(t.tableId()), hadoop);
                 if (existing.isPresent()) {
                     problems.addAll(HudiTables.differences(
-                            tablePath(t.tableId()), existing.get(), t, tableType, pre, partitions(t), addsPrecombine(t)));
+                            tablePath(t.tableId()), existing.get(), t, tableType, pre, partitions(t), addsPrecombine(t),
+                            softDeletes(t)));
                 }
             } catch (IOException | RuntimeException e) {
                 problems.add("Cannot read the Hudi table at " + tablePath(t.tableId()) + ": " + e + ". Check 'path' and its"
@@ -204,6 +221,10 @@ public final class HudiSink implements ChangeSink {
         if (addsPrecombine(t)) {
             fields.add(new RowType.RowField(precombine(t), new BigIntType(false),
                     "the change's position in its source (binlog file, position and row, or the Kafka record's); orders versions"));
+        }
+        if (softDeletes(t)) {
+            fields.add(new RowType.RowField(HudiSinkOptions.DELETED_COLUMN, new BooleanType(true),
+                    "Hudi's soft-delete flag: set only on deletes the sink writes, which readers never see"));
         }
         return new RowType(false, fields);
     }
@@ -239,15 +260,68 @@ public final class HudiSink implements ChangeSink {
                         .name("Hudi: split by table")
                         .uid(context.uid("split"))
                         .setParallelism(stream.getParallelism());
+        SingleOutputStreamOperator<RowData> reconciler = reconciler(context, tags, writeTypes);
         for (TableDescriptor t : context.tables()) {
-            Map<String, String> comments = new HashMap<>();
-            t.columns().forEach(c -> c.comment().ifPresent(text -> comments.put(c.name(), text)));
             List<String> parts = partitions(t);
-            HudiWriters.write(split.getSideOutput(tags.get(t.tableId())), hudiName(t.tableId()), writeTypes.get(t.tableId()), comments,
-                    t.primaryKey(), parts, options(t));
+            DataStream<RowData> rows = split.getSideOutput(tags.get(t.tableId()));
+            if (reconciler != null && softDeletes(t)) {
+                rows = rows.union(reconciler.getSideOutput(tags.get(t.tableId())));
+            }
+            HudiWriters.write(rows, spec(t, writeTypes.get(t.tableId())));
             LOG.info("Hudi table {} at {}: {} keyed by {}, precombine {}{}", hudiName(t.tableId()), tablePath(t.tableId()),
                     tableType, t.primaryKey(), precombine(t), parts.isEmpty() ? "" : ", partitioned by " + parts);
         }
+    }
+
+    /**
+     * The operator that deletes the rows a new snapshot from scratch no longer finds, when the source
+     * sends snapshot signals and a table can take soft deletes; null otherwise.
+     */
+    @Nullable
+    private SingleOutputStreamOperator<RowData> reconciler(
+            SinkContext context, Map<TableId, OutputTag<RowData>> tags, Map<TableId, RowType> writeTypes) {
+        if (!reconcileSnapshots || !context.snapshotSignals().isPresent()) {
+            return null;
+        }
+        List<SnapshotReconciler.TableRead> reads = new ArrayList<>();
+        Configuration hadoop = new Configuration(false);
+        for (TableDescriptor t : context.tables()) {
+            if (!exists(t, hadoop)) {
+                continue; // created by this job: a snapshot fills it, nothing older to delete
+            }
+            if (softDeletes(t)) {
+                reads.add(new SnapshotReconciler.TableRead(spec(t, writeTypes.get(t.tableId())), tags.get(t.tableId()),
+                        precombine(t), HudiSinkOptions.DELETED_COLUMN));
+            } else {
+                LOG.warn("Hudi table {}: rows a new snapshot from scratch no longer finds stay in the table: deleting them needs"
+                        + " the sink's own precombine column and changelog.enabled=false.", tablePath(t.tableId()));
+            }
+        }
+        if (reads.isEmpty()) {
+            return null;
+        }
+        SnapshotSignals signals = context.snapshotSignals().get();
+        return signals.stream()
+                .transform("Hudi: delete rows a new snapshot no longer finds", tags.values().iterator().next().getTypeInfo(),
+                        new SnapshotReconciler(reads, signals.snapshotOrder()))
+                .uid(context.uid("snapshot-reconciler"))
+                .setParallelism(1);
+    }
+
+    private boolean exists(TableDescriptor t, Configuration hadoop) {
+        try {
+            return HudiTables.properties(tablePath(t.tableId()), hadoop).isPresent();
+        } catch (IOException e) {
+            throw new InletValidationException("Cannot read the Hudi table at " + tablePath(t.tableId()) + ": " + e
+                    + ". Check 'path' and its file system's settings.", e);
+        }
+    }
+
+    /** What Hudi's table factory gets for the table. */
+    private HudiTableSpec spec(TableDescriptor t, RowType writeType) {
+        Map<String, String> comments = new HashMap<>();
+        t.columns().forEach(c -> c.comment().ifPresent(text -> comments.put(c.name(), text)));
+        return HudiTableSpec.of(hudiName(t.tableId()), writeType, comments, t.primaryKey(), partitions(t), options(t));
     }
 
     private Map<String, String> options(TableDescriptor t) {
@@ -281,6 +355,7 @@ public final class HudiSink implements ChangeSink {
         private String defaultDatabase = HudiSinkOptions.DEFAULT_DATABASE.defaultValue();
         private final Map<String, String> hudiOptions = new LinkedHashMap<>();
         private final Map<String, List<String>> partitionFields = new LinkedHashMap<>();
+        private boolean reconcileSnapshots = HudiSinkOptions.RECONCILE_SNAPSHOTS.defaultValue();
 
         private Builder() {}
 
@@ -310,6 +385,15 @@ public final class HudiSink implements ChangeSink {
 
         public Builder defaultDatabase(String database) {
             this.defaultDatabase = database;
+            return this;
+        }
+
+        /**
+         * Whether rows a new snapshot from scratch no longer finds are deleted (default on); see {@link
+         * HudiSinkOptions#RECONCILE_SNAPSHOTS}. Turn it off when other jobs write the same tables.
+         */
+        public Builder reconcileSnapshots(boolean reconcile) {
+            this.reconcileSnapshots = reconcile;
             return this;
         }
 

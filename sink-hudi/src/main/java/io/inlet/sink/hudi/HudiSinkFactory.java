@@ -31,7 +31,7 @@ public final class HudiSinkFactory implements ChangeSinkFactory {
 
     @Override
     public Set<ConfigOption<?>> optionalOptions() {
-        return Set.of(TABLE_TYPE, PRECOMBINE_FIELD, CHANGELOG_ENABLED, DEFAULT_DATABASE);
+        return Set.of(TABLE_TYPE, PRECOMBINE_FIELD, CHANGELOG_ENABLED, DEFAULT_DATABASE, RECONCILE_SNAPSHOTS);
     }
 
     @Override
@@ -48,7 +48,8 @@ public final class HudiSinkFactory implements ChangeSinkFactory {
                 .path(o.get(PATH))
                 .tableType(o.get(TABLE_TYPE))
                 .changelog(o.get(CHANGELOG_ENABLED))
-                .defaultDatabase(o.get(DEFAULT_DATABASE));
+                .defaultDatabase(o.get(DEFAULT_DATABASE))
+                .reconcileSnapshots(o.get(RECONCILE_SNAPSHOTS));
         o.getOptional(PRECOMBINE_FIELD).ifPresent(b::precombineField);
         for (Map.Entry<String, String> e : context.rawOptions().entrySet()) {
             if (e.getKey().startsWith(PARTITION_FIELDS_PREFIX)) {

@@ -42,6 +42,14 @@ public final class HudiSinkOptions {
             ConfigOptions.key("default-database").stringType().defaultValue("default")
                     .withDescription("The path segment of tables whose id has no database.");
 
+    public static final ConfigOption<Boolean> RECONCILE_SNAPSHOTS =
+            ConfigOptions.key("reconcile-snapshots").booleanType().defaultValue(true)
+                    .withDescription(
+                            "When the source takes a snapshot from scratch over tables that already hold rows (a job started"
+                                    + " without state), delete the rows the snapshot no longer finds, so the tables end equal to the"
+                                    + " source. Needs the sink's own precombine column and changelog.enabled=false. Turn it off when"
+                                    + " other jobs also write these tables: their rows would be deleted too.");
+
     /** Prefix of partition fields per table: 'partition-fields.shop.orders' = 'region,day'. */
     public static final String PARTITION_FIELDS_PREFIX = "partition-fields.";
 
@@ -52,4 +60,11 @@ public final class HudiSinkOptions {
 
     /** The precombine column the sink adds when none is named. */
     public static final String SOURCE_POSITION_COLUMN = "_source_position";
+
+    /**
+     * Hudi's soft-delete column, which the sink adds with its precombine column (unless the table
+     * keeps a changelog): a record with {@code true} there is a delete that Hudi merges by its
+     * ordering value. Always empty in rows readers see.
+     */
+    public static final String DELETED_COLUMN = "_hoodie_is_deleted";
 }

@@ -9,9 +9,13 @@ import org.apache.flink.table.api.DataTypes;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -33,7 +37,10 @@ class HudiSinkTest {
         assertThat(sink.tablePath(ORDERS.tableId())).endsWith("/shop/orders");
         assertThat(sink.writeRowType(ORDERS).asSummaryString())
                 .isEqualTo("ROW<`id` BIGINT NOT NULL, `qty` INT, `at` TIME(3), `region` STRING,"
-                        + " `_source_position` BIGINT NOT NULL '...'> NOT NULL");
+                        + " `_source_position` BIGINT NOT NULL '...', `_hoodie_is_deleted` BOOLEAN '...'> NOT NULL");
+        // A changelog keeps deletes as rows of their own kind: no soft-delete flag there.
+        assertThat(HudiSink.builder().path(lake.toUri().toString()).changelog(true).build().writeRowType(ORDERS).getFieldNames())
+                .containsExactly("id", "qty", "at", "region", "_source_position");
         assertThat(sink.targetTables(List.of(ORDERS))).containsExactly("hudi:" + sink.tablePath(ORDERS.tableId()));
         sink.validate(List.of(ORDERS));
         assertThat(sink.requiresPrimaryKey()).isTrue();
@@ -74,9 +81,38 @@ class HudiSinkTest {
         TableDescriptor clash = ORDERS.toBuilder().column("_source_position", DataTypes.BIGINT()).build();
         assertThatThrownBy(() -> HudiSink.builder().path(lake.toUri().toString()).build().validate(List.of(clash)))
                 .hasMessageContaining("already has a column '_source_position'");
+        TableDescriptor flag = ORDERS.toBuilder().column("_hoodie_is_deleted", DataTypes.BOOLEAN()).build();
+        assertThatThrownBy(() -> HudiSink.builder().path(lake.toUri().toString()).build().validate(List.of(flag)))
+                .hasMessageContaining("has a column '_hoodie_is_deleted', which Hudi reads as 'this row is deleted'");
         assertThatThrownBy(() -> HudiSink.builder().path(lake.toUri().toString()).precombineField("version").build().validate(List.of(ORDERS)))
                 .hasMessageContaining("'precombine.field' = 'version' is no column of table shop.orders");
         assertThatThrownBy(() -> HudiSink.builder().path(lake.toUri().toString()).partitionFields("shop.order", "region").build().validate(List.of(ORDERS)))
                 .hasMessageContaining("'partition-fields.shop.order' names no table");
+    }
+
+    @Test
+    void refusesATableWrittenWithoutTheSoftDeleteFlag(@TempDir Path lake) throws IOException {
+        HudiSink sink = HudiSink.builder().path(lake.toUri().toString()).build();
+        Path hoodie = Path.of(java.net.URI.create(sink.tablePath(ORDERS.tableId()))).resolve(".hoodie");
+        Files.createDirectories(hoodie);
+        String schema = "{\"type\":\"record\",\"name\":\"r\",\"fields\":["
+                + "{\"name\":\"id\",\"type\":\"long\"},"
+                + "{\"name\":\"qty\",\"type\":[\"null\",\"int\"]},"
+                + "{\"name\":\"at\",\"type\":[\"null\",{\"type\":\"int\",\"logicalType\":\"time-millis\"}]},"
+                + "{\"name\":\"region\",\"type\":[\"null\",\"string\"]},"
+                + "{\"name\":\"_source_position\",\"type\":\"long\"}]}";
+        Properties p = new Properties();
+        p.setProperty("hoodie.table.type", "MERGE_ON_READ");
+        p.setProperty("hoodie.table.recordkey.fields", "id");
+        p.setProperty("hoodie.table.precombine.field", "_source_position");
+        p.setProperty("hoodie.table.create.schema", schema);
+        try (OutputStream out = Files.newOutputStream(hoodie.resolve("hoodie.properties"))) {
+            p.store(out, null);
+        }
+        assertThatThrownBy(() -> sink.validate(List.of(ORDERS)))
+                .hasMessageContaining("has no column '_hoodie_is_deleted'")
+                .hasMessageContaining("write the table anew");
+        // With a changelog the flag is not needed: the same table is fine.
+        HudiSink.builder().path(lake.toUri().toString()).changelog(true).build().validate(List.of(ORDERS));
     }
 }

@@ -10,6 +10,7 @@ import io.inlet.core.table.TableId;
 import io.inlet.sink.iceberg.internal.CatalogConfig;
 import io.inlet.sink.iceberg.internal.IcebergRowConverter;
 import io.inlet.sink.iceberg.internal.IcebergTables;
+import io.inlet.sink.iceberg.internal.SnapshotReconciler;
 import io.inlet.sink.iceberg.internal.TableSplitter;
 
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -55,7 +56,9 @@ import java.util.Set;
  * Writes each table to its own Iceberg format-v2 table keyed by its primary key (identifier fields),
  * through Iceberg's {@link FlinkSink}: updates and deletes remove the old row, inserts add, exactly
  * once (data is committed when a checkpoint completes). Missing namespaces and tables are created
- * from the descriptors; existing ones are checked for a compatible schema and key first.
+ * from the descriptors; existing ones are checked for a compatible schema and key first. When the
+ * source takes a snapshot from scratch over tables that hold rows, the rows it no longer finds are
+ * removed once it is committed ({@link IcebergSinkOptions#RECONCILE_SNAPSHOTS}).
  *
  * <p>The catalog is built through Iceberg's {@code CatalogLoader} with a Hadoop configuration of its
  * own, so it works on Flink runtimes without Hadoop in the parent class loader.
@@ -80,6 +83,7 @@ public final class IcebergSink implements ChangeSink {
     private final DistributionMode distributionMode;
     private final Map<String, String> tableProperties;
     private final Map<String, String> partitionSpecs;
+    private final boolean reconcileSnapshots;
 
     private IcebergSink(Builder b) {
         this.catalog = new CatalogConfig(b.catalogName, b.catalogType, b.catalogImpl, b.catalogProperties, b.hadoopProperties);
@@ -89,6 +93,7 @@ public final class IcebergSink implements ChangeSink {
         this.distributionMode = b.distributionMode;
         this.tableProperties = new LinkedHashMap<>(b.tableProperties);
         this.partitionSpecs = new LinkedHashMap<>(b.partitionSpecs);
+        this.reconcileSnapshots = b.reconcileSnapshots;
     }
 
     public static Builder builder() {
@@ -232,6 +237,15 @@ public final class IcebergSink implements ChangeSink {
             }
             b.append();
         }
+        if (reconcileSnapshots) {
+            List<String> names = new ArrayList<>();
+            context.tables().forEach(t -> names.add(identifier(t.tableId()).toString()));
+            context.snapshotSignals().ifPresent(signals ->
+                    signals.stream().addSink(new SnapshotReconciler(catalog.loader(), names))
+                            .name("Iceberg: remove rows a new snapshot no longer finds")
+                            .uid(context.uid("snapshot-reconciler"))
+                            .setParallelism(1));
+        }
     }
 
     private Table create(Catalog c, TableDescriptor t, TableIdentifier id) {
@@ -336,7 +350,8 @@ public final class IcebergSink implements ChangeSink {
 
     @Override
     public String toString() {
-        return "IcebergSink{" + catalog + ", write-mode=" + writeMode.name().toLowerCase(Locale.ROOT) + "}";
+        return "IcebergSink{" + catalog + ", write-mode=" + writeMode.name().toLowerCase(Locale.ROOT)
+                + (reconcileSnapshots ? "" : ", reconcile-snapshots=false") + "}";
     }
 
     /** Builds an {@link IcebergSink}; {@link #build()} checks the options. */
@@ -353,6 +368,7 @@ public final class IcebergSink implements ChangeSink {
         private DistributionMode distributionMode = DistributionMode.NONE;
         private final Map<String, String> tableProperties = new LinkedHashMap<>();
         private final Map<String, String> partitionSpecs = new LinkedHashMap<>();
+        private boolean reconcileSnapshots = IcebergSinkOptions.RECONCILE_SNAPSHOTS.defaultValue();
 
         private Builder() {}
 
@@ -422,6 +438,16 @@ public final class IcebergSink implements ChangeSink {
         /** A property of the tables the sink creates, e.g. {@code write.target-file-size-bytes}. */
         public Builder tableProperty(String key, String value) {
             tableProperties.put(key, value);
+            return this;
+        }
+
+        /**
+         * Whether rows a new snapshot from scratch no longer finds are removed once it is committed
+         * (default on); see {@link IcebergSinkOptions#RECONCILE_SNAPSHOTS}. Turn it off when other jobs
+         * write the same tables.
+         */
+        public Builder reconcileSnapshots(boolean reconcile) {
+            this.reconcileSnapshots = reconcile;
             return this;
         }
 

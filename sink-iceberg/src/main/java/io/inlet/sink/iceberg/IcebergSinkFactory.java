@@ -31,7 +31,7 @@ public final class IcebergSinkFactory implements ChangeSinkFactory {
     @Override
     public Set<ConfigOption<?>> optionalOptions() {
         return Set.of(CATALOG_NAME, CATALOG_TYPE, CATALOG_IMPL, WAREHOUSE, URI, DEFAULT_DATABASE, WRITE_MODE,
-                WRITE_PARALLELISM, DISTRIBUTION_MODE);
+                WRITE_PARALLELISM, DISTRIBUTION_MODE, RECONCILE_SNAPSHOTS);
     }
 
     @Override
@@ -47,7 +47,8 @@ public final class IcebergSinkFactory implements ChangeSinkFactory {
                 .catalogType(o.get(CATALOG_TYPE))
                 .defaultDatabase(o.get(DEFAULT_DATABASE))
                 .writeMode(WriteMode.of(o.get(WRITE_MODE)))
-                .distributionMode(o.get(DISTRIBUTION_MODE));
+                .distributionMode(o.get(DISTRIBUTION_MODE))
+                .reconcileSnapshots(o.get(RECONCILE_SNAPSHOTS));
         o.getOptional(CATALOG_IMPL).ifPresent(b::catalogImpl);
         o.getOptional(WAREHOUSE).ifPresent(b::warehouse);
         o.getOptional(URI).ifPresent(b::uri);

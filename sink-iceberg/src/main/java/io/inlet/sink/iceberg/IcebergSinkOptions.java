@@ -56,6 +56,14 @@ public final class IcebergSinkOptions {
             ConfigOptions.key("distribution-mode").stringType().defaultValue("none")
                     .withDescription("none (rows keyed by primary key) or hash (by partition, for fewer files per partition).");
 
+    public static final ConfigOption<Boolean> RECONCILE_SNAPSHOTS =
+            ConfigOptions.key("reconcile-snapshots").booleanType().defaultValue(true)
+                    .withDescription(
+                            "When the source takes a snapshot from scratch over tables that already hold rows (a job started"
+                                    + " without state), remove the rows the snapshot no longer finds once it is committed, so the"
+                                    + " tables end equal to the source. Turn it off when other jobs also write these tables: their"
+                                    + " rows would be removed too.");
+
     /** Prefix of catalog properties, e.g. 'catalog.io-impl' or 'catalog.jdbc.user'. */
     public static final String CATALOG_PROPERTIES_PREFIX = "catalog.";
 

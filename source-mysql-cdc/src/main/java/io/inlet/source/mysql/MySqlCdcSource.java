@@ -4,10 +4,12 @@ import io.inlet.annotation.PublicEvolving;
 import io.inlet.core.InletValidationException;
 import io.inlet.core.event.ChangeEvent;
 import io.inlet.core.event.ChangeEventTypeInfo;
+import io.inlet.core.event.SourcePosition;
 import io.inlet.core.source.BadRecordAction;
 import io.inlet.core.source.SchemaChangeBehavior;
 import io.inlet.core.source.TimePrecisionMode;
 import io.inlet.core.spi.ChangeSource;
+import io.inlet.core.spi.SnapshotSignals;
 import io.inlet.core.spi.SourceContext;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.source.mysql.internal.ChangeEventDeserializer;
@@ -264,7 +266,7 @@ public final class MySqlCdcSource implements ChangeSource {
                         .debeziumProperties(debeziumProperties())
                         .deserializer(new ChangeEventDeserializer(captured, ownType, settings));
         DataStreamSource<ChangeEvent> raw =
-                env.fromSource(new WatchedMySqlSource(b.build(), hostname + ":" + port), WatermarkStrategy.noWatermarks(),
+                env.fromSource(new WatchedMySqlSource(b.build(), hostname + ":" + port, startupMode == StartupMode.INITIAL), WatermarkStrategy.noWatermarks(),
                         "MySQL CDC " + hostname + ":" + port, ownType);
         raw.setParallelism(p).uid(context.uid("reader"));
         OutputTag<String> deadLetters = badRecordAction == BadRecordAction.DEAD_LETTER ? SideChannel.deadLetterTag() : null;
@@ -276,6 +278,8 @@ public final class MySqlCdcSource implements ChangeSource {
         if (deadLetters != null) {
             SideChannel.writeDeadLetters(events.getSideOutput(deadLetters), deadLetterPath, context.uid("dead-letters"));
         }
+        context.announceSnapshots(SnapshotSignals.of(events.getSideOutput(SideChannel.snapshotSignalTag()),
+                SourcePosition.snapshot(inspected.binlogFile, inspected.binlogPosition).order()));
         return events;
     }
 

@@ -20,7 +20,7 @@ import java.util.Map;
  * Sends each event's row, in the Hudi table's row type, to its table's side output, from which that
  * table's Hudi writer reads: TINYINT and SMALLINT values widened to INT, the change's source
  * position ({@link io.inlet.core.event.SourcePosition#order()}) appended where the sink added the
- * precombine column. Drops {@code -U} unless the table keeps a
+ * precombine column, and an empty soft-delete flag after it where the sink added that. Drops {@code -U} unless the table keeps a
  * changelog (Hudi's writer would otherwise upsert the old row image).
  */
 @Internal
@@ -50,7 +50,7 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> {
     private static final class Shape {
         final RowData.FieldGetter[] getters;
         final boolean[] widen;
-        final boolean appendOrder;
+        final int extra;
         final boolean identity;
 
         Shape(RowType source, RowType write) {
@@ -64,8 +64,9 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> {
                         && write.getTypeAt(i).getTypeRoot() == LogicalTypeRoot.INTEGER;
                 same &= !widen[i];
             }
-            appendOrder = write.getFieldCount() == source.getFieldCount() + 1;
-            identity = same;
+            // The sink adds the ordering column, then possibly the soft-delete flag (left empty here).
+            extra = write.getFieldCount() - source.getFieldCount();
+            identity = same && extra == 0;
         }
     }
 
@@ -92,12 +93,12 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> {
 
     private static RowData reshape(Shape shape, RowData row, long order) {
         int n = shape.getters.length;
-        GenericRowData out = new GenericRowData(row.getRowKind(), n + (shape.appendOrder ? 1 : 0));
+        GenericRowData out = new GenericRowData(row.getRowKind(), n + shape.extra);
         for (int i = 0; i < n; i++) {
             Object v = shape.getters[i].getFieldOrNull(row);
             out.setField(i, v != null && shape.widen[i] ? (Object) ((Number) v).intValue() : v);
         }
-        if (shape.appendOrder) {
+        if (shape.extra > 0) {
             out.setField(n, order);
         }
         return out;

@@ -52,7 +52,8 @@ public final class HudiTables {
             String tableType,
             String precombine,
             List<String> partitionFields,
-            boolean precombineAdded) {
+            boolean precombineAdded,
+            boolean softDeletes) {
         List<String> problems = new ArrayList<>();
         String where = "The existing Hudi table at " + basePath;
         String type = existing.getProperty("hoodie.table.type");
@@ -91,7 +92,11 @@ public final class HudiTables {
             if (precombineAdded) {
                 rowColumns.add(precombine);
             }
-            if (!tableColumns.equals(rowColumns)) {
+            if (softDeletes && schema.getField("_hoodie_is_deleted") == null && tableColumns.equals(rowColumns)) {
+                problems.add(where + " has no column '_hoodie_is_deleted', which this version adds so that the deletes it"
+                        + " writes after a new snapshot are merged by their ordering value. Fix: write the table anew (delete "
+                        + basePath + " or set another 'path', and start the job without state: its snapshot fills the table).");
+            } else if (!tableColumns.equals(rowColumns)) {
                 problems.add(where + " has the columns " + tableColumns + ", the rows of " + t.tableId() + " have " + rowColumns
                         + ". Align the table or write to another path.");
             } else {

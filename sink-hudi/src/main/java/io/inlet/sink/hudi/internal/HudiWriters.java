@@ -2,7 +2,9 @@ package io.inlet.sink.hudi.internal;
 
 import io.inlet.annotation.Internal;
 
+import org.apache.flink.api.common.io.InputFormat;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.io.InputSplit;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.catalog.CatalogTable;
@@ -20,11 +22,11 @@ import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.utils.TypeConversions;
 import org.apache.hudi.table.HoodieTableFactory;
+import org.apache.hudi.table.HoodieTableSource;
 
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Adds Hudi's Flink writer for one table to a job, from a schema built in code. Hudi's own {@code
@@ -32,43 +34,43 @@ import java.util.Map;
  * with a bare SQL parser error for a table named {@code line-items} or a key column named {@code
  * order}; here nothing is parsed: the table goes to Hudi's table factory as a resolved catalog table,
  * the way the SQL planner hands it over, under the identifier {@code HoodiePipeline} uses (so the
- * writer's operator uids, which Hudi derives from it, stay the same).
+ * writer's operator uids, which Hudi derives from it, stay the same). Tables are read the same way,
+ * through Hudi's table source.
  */
 @Internal
 public final class HudiWriters {
 
     private HudiWriters() {}
 
-    /**
-     * Adds the writer of one table.
-     *
-     * @param tableName Hudi's table name (it also names Hudi's operator uids)
-     * @param type the rows' type, in order
-     * @param comments column comments, by name (may be empty)
-     */
+    /** Adds the writer of one table, fed by the rows (of the spec's type). */
     @SuppressWarnings("deprecation") // consumeDataStream(DataStream): what HoodiePipeline calls in Hudi 0.14
-    public static void write(
-            DataStream<RowData> rows,
-            String tableName,
-            RowType type,
-            Map<String, String> comments,
-            List<String> primaryKey,
-            List<String> partitionKeys,
-            Map<String, String> options) {
-        List<Column> columns = new ArrayList<>();
-        for (RowType.RowField f : type.getFields()) {
-            LogicalType t = primaryKey.contains(f.getName()) ? f.getType().copy(false) : f.getType();
-            columns.add(Column.physical(f.getName(), TypeConversions.fromLogicalToDataType(t)).withComment(comments.get(f.getName())));
-        }
-        ResolvedSchema schema = new ResolvedSchema(
-                columns, Collections.emptyList(), UniqueConstraint.primaryKey("pk_" + tableName.replaceAll("[^A-Za-z0-9_]", "_"), primaryKey));
-        CatalogTable table = CatalogTable.of(Schema.newBuilder().fromResolvedSchema(schema).build(), null, partitionKeys, options);
-        ResolvedCatalogTable resolved = new ResolvedCatalogTable(table, schema);
-        ObjectIdentifier id = ObjectIdentifier.of("default_catalog", "default_database", tableName);
-        DynamicTableSink sink = new HoodieTableFactory().createDynamicTableSink(new FactoryUtil.DefaultDynamicTableContext(
-                id, resolved, Collections.emptyMap(), new Configuration(), Thread.currentThread().getContextClassLoader(), false));
+    public static void write(DataStream<RowData> rows, HudiTableSpec table) {
+        DynamicTableSink sink = new HoodieTableFactory().createDynamicTableSink(context(table));
         // The context the SQL planner hands a sink of an unbounded input.
         DataStreamSinkProvider provider = (DataStreamSinkProvider) sink.getSinkRuntimeProvider(new SinkRuntimeProviderContext(false));
         provider.consumeDataStream(rows);
+    }
+
+    /** Hudi's batch reader of one table's latest rows (base and log files merged), as its SQL connector reads it. */
+    @SuppressWarnings("unchecked")
+    public static InputFormat<RowData, InputSplit> reader(HudiTableSpec table) {
+        HoodieTableSource source = (HoodieTableSource) new HoodieTableFactory().createDynamicTableSource(context(table));
+        return (InputFormat<RowData, InputSplit>) source.getInputFormat();
+    }
+
+    /** The table as the SQL planner would hand it to Hudi's table factory. */
+    private static FactoryUtil.DefaultDynamicTableContext context(HudiTableSpec t) {
+        List<Column> columns = new ArrayList<>();
+        for (RowType.RowField f : t.type.getFields()) {
+            LogicalType type = t.primaryKey.contains(f.getName()) ? f.getType().copy(false) : f.getType();
+            columns.add(Column.physical(f.getName(), TypeConversions.fromLogicalToDataType(type)).withComment(t.comments.get(f.getName())));
+        }
+        ResolvedSchema schema = new ResolvedSchema(columns, Collections.emptyList(),
+                UniqueConstraint.primaryKey("pk_" + t.name.replaceAll("[^A-Za-z0-9_]", "_"), t.primaryKey));
+        CatalogTable table = CatalogTable.of(Schema.newBuilder().fromResolvedSchema(schema).build(), null, t.partitionKeys, t.options);
+        ResolvedCatalogTable resolved = new ResolvedCatalogTable(table, schema);
+        ObjectIdentifier id = ObjectIdentifier.of("default_catalog", "default_database", t.name);
+        return new FactoryUtil.DefaultDynamicTableContext(
+                id, resolved, Collections.emptyMap(), new Configuration(), Thread.currentThread().getContextClassLoader(), false);
     }
 }

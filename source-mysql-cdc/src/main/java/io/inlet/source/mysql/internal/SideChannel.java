@@ -3,10 +3,12 @@ package io.inlet.source.mysql.internal;
 import io.inlet.annotation.Internal;
 import io.inlet.core.event.ChangeEvent;
 import io.inlet.core.event.ChangeEventTypeInfo;
+import io.inlet.core.spi.SnapshotSignal;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
 
 import org.apache.flink.api.common.serialization.SimpleStringEncoder;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.file.sink.FileSink;
@@ -31,11 +33,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What the deserializer reports besides changes, on the same stream (it has no other output):
- * dead letters, and schema changes it left out by policy. They travel as events of a table of
+ * What the deserializer and the reader report besides changes, on the same stream (it has no other
+ * output): dead letters, schema changes left out by policy, and {@link SnapshotSignal}s. They travel as events of a table of
  * Inlet's own that no pipeline captures, and {@link Splitter}, chained to the source, takes them
  * out: dead letters to their output, notices to the metrics {@code numBadRecords} and {@code
- * numSchemaChangesIgnored}.
+ * numSchemaChangesIgnored}, snapshot signals to theirs.
  */
 @Internal
 public final class SideChannel {
@@ -51,6 +53,7 @@ public final class SideChannel {
 
     static final String DEAD_LETTER = "dead-letter";
     static final String SCHEMA_CHANGE_IGNORED = "schema-change-ignored";
+    static final String SNAPSHOT_SIGNAL = "snapshot-signal";
 
     private SideChannel() {}
 
@@ -63,6 +66,15 @@ public final class SideChannel {
 
     static ChangeEvent event(String type, String json) {
         return ChangeEvent.of(TABLE_ID, GenericRowData.ofKind(RowKind.INSERT, StringData.fromString(type), StringData.fromString(json)));
+    }
+
+    static ChangeEvent snapshotSignal(SnapshotSignal signal) {
+        return event(SNAPSHOT_SIGNAL, signal.name());
+    }
+
+    /** The side output snapshot signals leave the splitter by. */
+    public static OutputTag<SnapshotSignal> snapshotSignalTag() {
+        return new OutputTag<>("inlet-snapshot-signals", TypeInformation.of(SnapshotSignal.class));
     }
 
     /** The side output dead letters leave the splitter by, as JSON lines. */
@@ -89,6 +101,7 @@ public final class SideChannel {
         private static final long serialVersionUID = 1L;
 
         @Nullable private final OutputTag<String> deadLetters;
+        private final OutputTag<SnapshotSignal> snapshotSignals = snapshotSignalTag();
 
         private transient Counter badRecords;
         private transient Counter schemaChangesIgnored;
@@ -119,6 +132,8 @@ public final class SideChannel {
                 ctx.output(deadLetters, event.row().getString(1).toString());
             } else if (SCHEMA_CHANGE_IGNORED.equals(type)) {
                 schemaChangesIgnored.inc();
+            } else if (SNAPSHOT_SIGNAL.equals(type)) {
+                ctx.output(snapshotSignals, SnapshotSignal.valueOf(event.row().getString(1).toString()));
             }
         }
     }

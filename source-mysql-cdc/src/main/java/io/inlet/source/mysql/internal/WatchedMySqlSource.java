@@ -2,6 +2,7 @@ package io.inlet.source.mysql.internal;
 
 import io.inlet.annotation.Internal;
 import io.inlet.core.event.ChangeEvent;
+import io.inlet.core.spi.SnapshotSignal;
 
 import com.ververica.cdc.connectors.mysql.source.MySqlSource;
 import com.ververica.cdc.connectors.mysql.source.assigners.state.PendingSplitsState;
@@ -22,9 +23,13 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.annotation.Nullable;
+
 import java.io.EOFException;
+import java.io.IOException;
 import java.net.ConnectException;
 import java.net.SocketException;
+import java.util.ArrayDeque;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
@@ -42,6 +47,14 @@ import java.util.regex.Pattern;
  * that the connection to MySQL was lost (Debezium reports it as a producer failure, the binlog
  * client's own reconnects only through java.util.logging, which Flink's logging does not show).
  * Splits, state and the enumerator are Flink CDC's own, so savepoints are the same.
+ *
+ * <p>It also tells the sinks about snapshots ({@link SnapshotSignal}), through the side channel: an
+ * enumerator created without state in a startup mode that snapshots tells each reader, before any
+ * split, that a snapshot starts from scratch, and the reader sends {@code STARTED} before its first
+ * row. A reader that gets the binlog split after it started (the enumerator hands it out once every
+ * snapshot split is read and reported) sends {@code COMPLETED} before the binlog's first change.
+ * Splits a reader restores from a checkpoint reach it before {@link SourceReader#start()}, so a
+ * restored binlog phase sends nothing.
  */
 @Internal
 public final class WatchedMySqlSource implements Source<ChangeEvent, MySqlSplit, PendingSplitsState>, ResultTypeQueryable<ChangeEvent> {
@@ -51,10 +64,15 @@ public final class WatchedMySqlSource implements Source<ChangeEvent, MySqlSplit,
 
     private final MySqlSource<ChangeEvent> delegate;
     private final String where;
+    private final boolean snapshots;
 
-    public WatchedMySqlSource(MySqlSource<ChangeEvent> delegate, String hostAndPort) {
+    /**
+     * @param snapshots whether the startup mode reads a snapshot first ({@code initial})
+     */
+    public WatchedMySqlSource(MySqlSource<ChangeEvent> delegate, String hostAndPort, boolean snapshots) {
         this.delegate = delegate;
         this.where = hostAndPort;
+        this.snapshots = snapshots;
     }
 
     @Override
@@ -70,13 +88,13 @@ public final class WatchedMySqlSource implements Source<ChangeEvent, MySqlSplit,
 
     @Override
     public SplitEnumerator<MySqlSplit, PendingSplitsState> createEnumerator(SplitEnumeratorContext<MySqlSplit> enumContext) {
-        return delegate.createEnumerator(enumContext);
+        return new Enumerator(delegate.createEnumerator(enumContext), enumContext, snapshots);
     }
 
     @Override
     public SplitEnumerator<MySqlSplit, PendingSplitsState> restoreEnumerator(
             SplitEnumeratorContext<MySqlSplit> enumContext, PendingSplitsState checkpoint) {
-        return delegate.restoreEnumerator(enumContext, checkpoint);
+        return new Enumerator(delegate.restoreEnumerator(enumContext, checkpoint), enumContext, false);
     }
 
     @Override
@@ -112,10 +130,89 @@ public final class WatchedMySqlSource implements Source<ChangeEvent, MySqlSplit,
         return false;
     }
 
-    /** Flink CDC's reader; a failure that is a lost connection is said at WARN before it fails the task. */
+    /** Tells a reader, before the enumerator can hand it a split, whether a snapshot starts from scratch. */
+    static final class SnapshotFromScratch implements SourceEvent {
+        private static final long serialVersionUID = 1L;
+    }
+
+    /**
+     * Flink CDC's enumerator; when it was created without state and the startup mode snapshots, each
+     * reader that registers before the first completed checkpoint hears that a snapshot starts from
+     * scratch. A reader registering later (a restarted subtask under a living enumerator) does not:
+     * its snapshot is a continued one.
+     */
+    private static final class Enumerator implements SplitEnumerator<MySqlSplit, PendingSplitsState> {
+        private final SplitEnumerator<MySqlSplit, PendingSplitsState> delegate;
+        private final SplitEnumeratorContext<MySqlSplit> context;
+        private boolean fromScratch;
+
+        Enumerator(SplitEnumerator<MySqlSplit, PendingSplitsState> delegate, SplitEnumeratorContext<MySqlSplit> context,
+                boolean fromScratch) {
+            this.delegate = delegate;
+            this.context = context;
+            this.fromScratch = fromScratch;
+        }
+
+        @Override
+        public void start() {
+            delegate.start();
+        }
+
+        @Override
+        public void handleSplitRequest(int subtaskId, @Nullable String requesterHostname) {
+            delegate.handleSplitRequest(subtaskId, requesterHostname);
+        }
+
+        @Override
+        public void addSplitsBack(List<MySqlSplit> splits, int subtaskId) {
+            delegate.addSplitsBack(splits, subtaskId);
+        }
+
+        @Override
+        public void addReader(int subtaskId) {
+            if (fromScratch) {
+                // Before the delegate can assign a split: events to one reader arrive in the order sent.
+                context.sendEventToSourceReader(subtaskId, new SnapshotFromScratch());
+            }
+            delegate.addReader(subtaskId);
+        }
+
+        @Override
+        public PendingSplitsState snapshotState(long checkpointId) throws Exception {
+            return delegate.snapshotState(checkpointId);
+        }
+
+        @Override
+        public void handleSourceEvent(int subtaskId, SourceEvent sourceEvent) {
+            delegate.handleSourceEvent(subtaskId, sourceEvent);
+        }
+
+        @Override
+        public void notifyCheckpointComplete(long checkpointId) throws Exception {
+            fromScratch = false;
+            delegate.notifyCheckpointComplete(checkpointId);
+        }
+
+        @Override
+        public void notifyCheckpointAborted(long checkpointId) throws Exception {
+            delegate.notifyCheckpointAborted(checkpointId);
+        }
+
+        @Override
+        public void close() throws IOException {
+            delegate.close();
+        }
+    }
+
+    /**
+     * Flink CDC's reader; a failure that is a lost connection is said at WARN before it fails the
+     * task, and snapshot signals go out through the side channel before the rows they precede.
+     */
     private static final class Reader implements SourceReader<ChangeEvent, MySqlSplit> {
         private final SourceReader<ChangeEvent, MySqlSplit> delegate;
         private final String where;
+        private final ArrayDeque<SnapshotSignal> signals = new ArrayDeque<>();
+        private boolean started;
 
         Reader(SourceReader<ChangeEvent, MySqlSplit> delegate, String where) {
             this.delegate = delegate;
@@ -132,11 +229,17 @@ public final class WatchedMySqlSource implements Source<ChangeEvent, MySqlSplit,
 
         @Override
         public void start() {
+            started = true;
             delegate.start();
         }
 
         @Override
         public InputStatus pollNext(ReaderOutput<ChangeEvent> output) throws Exception {
+            SnapshotSignal signal = signals.poll();
+            if (signal != null) {
+                output.collect(SideChannel.snapshotSignal(signal));
+                return InputStatus.MORE_AVAILABLE;
+            }
             try {
                 return delegate.pollNext(output);
             } catch (RuntimeException e) {
@@ -151,11 +254,15 @@ public final class WatchedMySqlSource implements Source<ChangeEvent, MySqlSplit,
 
         @Override
         public CompletableFuture<Void> isAvailable() {
-            return delegate.isAvailable();
+            return signals.isEmpty() ? delegate.isAvailable() : CompletableFuture.completedFuture(null);
         }
 
         @Override
         public void addSplits(List<MySqlSplit> splits) {
+            // Restored splits come before start(); a binlog split handed out later follows a finished snapshot.
+            if (started && splits.stream().anyMatch(MySqlSplit::isBinlogSplit)) {
+                signals.add(SnapshotSignal.COMPLETED);
+            }
             delegate.addSplits(splits);
         }
 
@@ -166,7 +273,11 @@ public final class WatchedMySqlSource implements Source<ChangeEvent, MySqlSplit,
 
         @Override
         public void handleSourceEvents(SourceEvent sourceEvent) {
-            delegate.handleSourceEvents(sourceEvent);
+            if (sourceEvent instanceof SnapshotFromScratch) {
+                signals.add(SnapshotSignal.STARTED);
+            } else {
+                delegate.handleSourceEvents(sourceEvent);
+            }
         }
 
         @Override
