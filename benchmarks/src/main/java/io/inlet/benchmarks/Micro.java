@@ -51,7 +51,7 @@ final class Micro {
     /** The scores of a finished run, read back from its jmh.json, for {@link Report#main}. */
     static Map<String, double[]> scores(Path jmhJson) throws Exception {
         Map<String, double[]> scores = new LinkedHashMap<>();
-        for (Object o : (List<?>) io.inlet.core.internal.MiniJson.parse(java.nio.file.Files.readString(jmhJson))) {
+        for (Object o : (List<?>) io.inlet.core.util.MiniJson.parse(java.nio.file.Files.readString(jmhJson))) {
             Map<?, ?> run = (Map<?, ?>) o;
             Map<?, ?> params = (Map<?, ?>) run.get("params");
             Map<?, ?> metric = (Map<?, ?>) run.get("primaryMetric");

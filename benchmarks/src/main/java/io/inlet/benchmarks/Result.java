@@ -1,6 +1,6 @@
 package io.inlet.benchmarks;
 
-import io.inlet.core.internal.MiniJson;
+import io.inlet.core.util.MiniJson;
 
 import java.util.LinkedHashMap;
 import java.util.Map;

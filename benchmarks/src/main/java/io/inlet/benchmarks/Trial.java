@@ -2,7 +2,7 @@ package io.inlet.benchmarks;
 
 import io.inlet.core.LocalEnvironments;
 import io.inlet.core.Pipeline;
-import io.inlet.core.internal.MiniJson;
+import io.inlet.core.util.MiniJson;
 import io.inlet.sink.hudi.HudiSink;
 import io.inlet.sink.iceberg.IcebergSink;
 import io.inlet.source.kafka.DebeziumKafkaSource;

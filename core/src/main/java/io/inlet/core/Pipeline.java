@@ -73,16 +73,23 @@ public final class Pipeline {
     private final String jobName;
     private final List<TableDescriptor> sourceTables;
     private final List<TableDescriptor> sinkTables;
+    private final Runnable wiring;
+    private final String plan;
+    private boolean wired;
 
     private Pipeline(
             StreamExecutionEnvironment env,
             String jobName,
             List<TableDescriptor> sourceTables,
-            List<TableDescriptor> sinkTables) {
+            List<TableDescriptor> sinkTables,
+            Runnable wiring,
+            String plan) {
         this.env = env;
         this.jobName = jobName;
         this.sourceTables = sourceTables;
         this.sinkTables = sinkTables;
+        this.wiring = wiring;
+        this.plan = plan;
     }
 
     /**
@@ -116,19 +123,41 @@ public final class Pipeline {
         return new Builder();
     }
 
-    /** Runs the job and waits for it to end (a streaming job ends when cancelled or failed). */
+    /**
+     * Adds the pipeline's operators to its environment, once (a second call does nothing), and
+     * returns the environment, for adding more to the same job before executing it yourself. Sinks
+     * create their missing tables here. {@link #execute()} and {@link #executeAsync()} call it.
+     */
+    public synchronized StreamExecutionEnvironment addToEnvironment() {
+        if (!wired) {
+            wiring.run();
+            wired = true;
+        }
+        return env;
+    }
+
+    /** Adds the pipeline to its environment, runs the job and waits for it to end (a streaming job ends when cancelled or failed). */
     public JobExecutionResult execute() throws Exception {
-        return env.execute(jobName);
+        return addToEnvironment().execute(jobName);
     }
 
-    /** Submits the job and returns at once; the {@link JobClient} controls it. */
+    /** Adds the pipeline to its environment, submits the job and returns at once; the {@link JobClient} controls it. */
     public JobClient executeAsync() throws Exception {
-        return env.executeAsync(jobName);
+        return addToEnvironment().executeAsync(jobName);
     }
 
-    /** The environment the pipeline was wired onto, for adding more to the same job. */
+    /** The environment the pipeline runs in; its operators are there once {@link #addToEnvironment()} ran. */
     public StreamExecutionEnvironment environment() {
         return env;
+    }
+
+    /**
+     * The validated plan, as text: the source and its tables, the transforms, each sink with the
+     * tables it writes and how, the checkpoint interval and the operator uids. Building the plan
+     * created nothing.
+     */
+    public String describe() {
+        return plan;
     }
 
     public String jobName() {
@@ -157,8 +186,16 @@ public final class Pipeline {
         private final List<String> sinkUids = new ArrayList<>();
         private String jobName = CoreOptions.PIPELINE_NAME.defaultValue();
         private Duration checkpointInterval;
+        private boolean built;
 
         private Builder() {}
+
+        private void checkOpen() {
+            if (built) {
+                throw new IllegalStateException("This builder has built its pipeline; changing it now would not change that"
+                        + " pipeline. Start another with Pipeline.builder().");
+            }
+        }
 
         /**
          * The environment to wire the job onto. Without one the pipeline takes {@link
@@ -166,11 +203,13 @@ public final class Pipeline {
          * {@code flink run}, a local one otherwise) and turns checkpointing on there if it is off.
          */
         public Builder environment(StreamExecutionEnvironment environment) {
+            checkOpen();
             this.env = Objects.requireNonNull(environment, "environment");
             return this;
         }
 
         public Builder source(ChangeSource changeSource) {
+            checkOpen();
             if (this.source != null) {
                 throw new InletValidationException(
                         "A pipeline has one source; it already has '" + this.source.name()
@@ -203,6 +242,7 @@ public final class Pipeline {
         }
 
         public Builder transform(ChangeTransform transform) {
+            checkOpen();
             transforms.add(Objects.requireNonNull(transform, "transform"));
             transformUids.add(null);
             return this;
@@ -227,6 +267,7 @@ public final class Pipeline {
         }
 
         public Builder sink(ChangeSink sink) {
+            checkOpen();
             sinks.add(Objects.requireNonNull(sink, "sink"));
             sinkUids.add(null);
             return this;
@@ -267,6 +308,7 @@ public final class Pipeline {
         }
 
         public Builder jobName(String name) {
+            checkOpen();
             this.jobName = Objects.requireNonNull(name, "jobName");
             return this;
         }
@@ -277,6 +319,7 @@ public final class Pipeline {
          * environment is logged as a warning.
          */
         public Builder checkpointInterval(Duration interval) {
+            checkOpen();
             if (interval == null || interval.isNegative() || interval.isZero()) {
                 throw new InletValidationException(
                         "checkpointInterval must be positive, was " + interval + ". Use e.g. Duration.ofSeconds(30).");
@@ -286,11 +329,18 @@ public final class Pipeline {
         }
 
         /**
-         * Validates the whole job and wires it onto the environment.
+         * Validates the whole job. Nothing is created and nothing is added to the environment yet:
+         * that happens in {@link Pipeline#addToEnvironment()}, which {@link Pipeline#execute()} calls.
+         * A builder builds one pipeline; a second call is refused.
          *
          * @throws InletValidationException listing every problem found, each with its fix
          */
         public Pipeline build() {
+            if (built) {
+                throw new IllegalStateException("This builder has already built its pipeline, and a second one would add the"
+                        + " same job to the environment twice. Start another with Pipeline.builder().");
+            }
+            built = true;
             List<String> problems = new ArrayList<>();
             if (source == null) {
                 problems.add("The pipeline has no source. Add one with source(...), e.g. source(\"mysql-cdc\", options).");
@@ -327,8 +377,36 @@ public final class Pipeline {
                 throw new InletValidationException(problems);
             }
 
-            wire(environment, sourceTables, stages, current);
-            return new Pipeline(environment, jobName, sourceTables, current);
+            List<TableDescriptor> sinkTables = current;
+            return new Pipeline(environment, jobName, sourceTables, sinkTables,
+                    () -> wire(environment, sourceTables, stages, sinkTables), plan(environment, sourceTables, sinkTables));
+        }
+
+        private String plan(StreamExecutionEnvironment environment, List<TableDescriptor> sourceTables,
+                List<TableDescriptor> sinkTables) {
+            StringBuilder b = new StringBuilder("Pipeline '").append(jobName).append("'\n");
+            String sourcePrefix = sourceUid != null ? sourceUid : "inlet-source-" + source.name();
+            b.append("  source ").append(source).append("  (uid ").append(sourcePrefix).append(")\n");
+            for (TableDescriptor t : sourceTables) {
+                b.append("    ").append(t).append('\n');
+            }
+            List<String> transformPrefixes =
+                    prefixes("inlet-transform-", transforms, transformUids, ChangeTransform::name, Builder::definition);
+            for (int i = 0; i < transforms.size(); i++) {
+                b.append("  transform #").append(i + 1).append(' ').append(definition(transforms.get(i)))
+                        .append("  (uid ").append(transformPrefixes.get(i)).append(")\n");
+            }
+            List<String> sinkPrefixes = prefixes("inlet-sink-", sinks, sinkUids, ChangeSink::name, ChangeSink::uidSeed);
+            for (int i = 0; i < sinks.size(); i++) {
+                b.append("  sink ").append(sinks.get(i)).append("  (uid ").append(sinkPrefixes.get(i)).append(")\n");
+                for (String line : sinks.get(i).describe(sinkTables)) {
+                    b.append("    ").append(line).append('\n');
+                }
+            }
+            CheckpointConfig cc = environment.getCheckpointConfig();
+            b.append("  checkpoints every ").append(Duration.ofMillis(cc.getCheckpointInterval())).append(", parallelism ")
+                    .append(environment.getParallelism()).append('\n');
+            return b.toString();
         }
 
         private StreamExecutionEnvironment resolveEnvironment() {

@@ -2,7 +2,7 @@ package io.inlet.shim;
 
 import io.inlet.annotation.PublicEvolving;
 import io.inlet.core.InletValidationException;
-import io.inlet.sink.iceberg.internal.CatalogConfig;
+import io.inlet.sink.iceberg.IcebergCatalogConfig;
 
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.hadoop.conf.Configuration;
@@ -68,7 +68,7 @@ public final class IcebergCatalogs {
 
     /** Iceberg's serializable catalog loader, for the DataStream API's sources and sinks. */
     public static CatalogLoader catalogLoader(String name, Map<String, String> options) {
-        CatalogConfig config = config(name, options);
+        IcebergCatalogConfig config = config(name, options);
         return config.loader();
     }
 
@@ -109,7 +109,7 @@ public final class IcebergCatalogs {
         }
     }
 
-    private static CatalogConfig config(String name, Map<String, String> options) {
+    private static IcebergCatalogConfig config(String name, Map<String, String> options) {
         String type = options.get(IcebergCatalogOptions.CATALOG_TYPE.key());
         String impl = options.get(IcebergCatalogOptions.CATALOG_IMPL.key());
         if (type == null && impl == null) {
@@ -127,7 +127,7 @@ public final class IcebergCatalogs {
         for (Map.Entry<String, String> e : hadoopConfiguration(options)) {
             hadoop.put(e.getKey(), e.getValue());
         }
-        CatalogConfig config = new CatalogConfig(name, type == null ? "custom" : type, impl, properties, hadoop);
+        IcebergCatalogConfig config = IcebergCatalogConfig.of(name, type == null ? "custom" : type, impl, properties, hadoop);
         java.util.List<String> problems = config.problems();
         if (!problems.isEmpty()) {
             throw new InletValidationException(problems);

@@ -1,6 +1,6 @@
 package io.inlet.testing;
 
-import io.inlet.core.internal.MiniJson;
+import io.inlet.core.util.MiniJson;
 
 import org.junit.jupiter.api.extension.ExtensionContext;
 

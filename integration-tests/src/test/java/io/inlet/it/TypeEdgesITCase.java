@@ -118,10 +118,11 @@ class TypeEdgesITCase {
                 .source(MySqlOptions.builder(mysql, db, "edges").serverId("5801").timePrecisionMode(TimePrecisionMode.MICROSECONDS).build(),
                         "edges-micros")
                 .sink(IcebergSink.builder().warehouse(micros.toUri().toString()).build()).build();
+        asMicros.addToEnvironment();
         Pipeline.builder().environment(env)
                 .source(MySqlOptions.builder(mysql, db, "edges").serverId("5802").timePrecisionMode(TimePrecisionMode.STRING).build(),
                         "edges-text")
-                .sink(IcebergSink.builder().warehouse(text.toUri().toString()).build()).build();
+                .sink(IcebergSink.builder().warehouse(text.toUri().toString()).build()).build().addToEnvironment();
         TableDescriptor t = asMicros.sinkTables().get(0);
         assertThat(t.column("t6").get().type().getLogicalType().asSummaryString()).isEqualTo("BIGINT");
         assertThat(t.column("bu").get().type().getLogicalType().asSummaryString()).isEqualTo("DECIMAL(20, 0)");
@@ -153,7 +154,7 @@ class TypeEdgesITCase {
         env.enableCheckpointing(300);
         Pipeline.builder().environment(env)
                 .source(MySqlOptions.builder(mysql, db, "edges").timePrecisionMode(TimePrecisionMode.MICROSECONDS).build())
-                .sink(IcebergSink.builder().warehouse(micros.toUri().toString()).build()).build();
+                .sink(IcebergSink.builder().warehouse(micros.toUri().toString()).build()).build().addToEnvironment();
         JobClient job = env.executeAsync("negative times");
         try (HadoopCatalog catalog = Lakes.hadoopCatalog(micros)) {
             // The snapshot (row 0) is committed, so what follows comes from the binlog.
@@ -188,15 +189,16 @@ class TypeEdgesITCase {
                     .source(KafkaSources.debezium(kafka, registry, topic).timePrecisionMode(TimePrecisionMode.MICROSECONDS).build(),
                             "edges-micros")
                     .sink(IcebergSink.builder().warehouse(micros.toUri().toString()).build()).build();
+            asMicros.addToEnvironment();
             Pipeline.builder().environment(env)
                     .source(KafkaSources.debezium(kafka, registry, topic).timePrecisionMode(TimePrecisionMode.STRING).build(),
                             "edges-text")
-                    .sink(IcebergSink.builder().warehouse(text.toUri().toString()).build()).build();
+                    .sink(IcebergSink.builder().warehouse(text.toUri().toString()).build()).build().addToEnvironment();
             // Flink's TIME cannot hold these values; left out with exclude-columns, they never cost the row.
             Pipeline.builder().environment(env)
                     .source(KafkaSources.debezium(kafka, registry, topic)
                             .excludeColumns(java.util.regex.Pattern.quote(db) + "\\.edges\\.t[036]").build(), "edges-no-times")
-                    .sink(IcebergSink.builder().warehouse(excluded.toUri().toString()).build()).build();
+                    .sink(IcebergSink.builder().warehouse(excluded.toUri().toString()).build()).build().addToEnvironment();
             TableDescriptor t = asMicros.sinkTables().get(0);
             assertThat(t.column("bu").get().type().getLogicalType().asSummaryString()).isEqualTo("DECIMAL(20, 0)");
             JobClient job = env.executeAsync("type edges from Kafka");

@@ -58,6 +58,15 @@ public interface ChangeSink {
     default void validate(List<TableDescriptor> tables) {}
 
     /**
+     * What the sink would do with each table, a line each, for a dry run: where it writes and how
+     * (for example whether a table exists and its write mode). Reads only; creates nothing. The
+     * default lists {@link #targetTables}.
+     */
+    default List<String> describe(List<TableDescriptor> tables) {
+        return targetTables(tables);
+    }
+
+    /**
      * Adds the sink to the job. A sink that writes in parallel must route all changes of one row to
      * the same writer (key by primary key), or it may apply them out of order.
      */

@@ -11,6 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +30,7 @@ import java.util.TreeMap;
  *   <tr><td>{@code pipeline.name}</td><td>the job name</td></tr>
  *   <tr><td>{@code pipeline.checkpoint-interval}</td><td>e.g. {@code 30 s}; without it the runtime's setting, or Inlet's default when checkpointing is off</td></tr>
  *   <tr><td>{@code pipeline.parallelism}</td><td>the job's default parallelism</td></tr>
+ *   <tr><td>{@code pipeline.dry-run} or {@code --dry-run}</td><td>validate, print the plan and exit: nothing is created</td></tr>
  *   <tr><td>{@code flink.<key>}</td><td>any Flink configuration key, for runtimes without a configuration file (plain
  *       {@code java}, a managed service): {@code flink.state.checkpoints.dir}, {@code
  *       flink.execution.checkpointing.externalized-checkpoint-retention}, {@code flink.state.backend.type}, {@code
@@ -47,7 +49,8 @@ public final class InletJob {
 
     private static final Logger LOG = LoggerFactory.getLogger(InletJob.class);
 
-    private static final Set<String> PIPELINE_KEYS = Set.of("pipeline.name", "pipeline.checkpoint-interval", "pipeline.parallelism");
+    private static final Set<String> PIPELINE_KEYS =
+            Set.of("pipeline.name", "pipeline.checkpoint-interval", "pipeline.parallelism", "pipeline.dry-run");
 
     /** Settings of this prefix are Flink configuration keys. */
     public static final String FLINK_PREFIX = "flink.";
@@ -59,14 +62,31 @@ public final class InletJob {
         run(args, Map.of());
     }
 
-    /** Runs the pipeline described by the settings over a scenario's defaults. */
+    /**
+     * Runs the pipeline described by the settings over a scenario's defaults. With {@code --dry-run}
+     * among the arguments (or {@code pipeline.dry-run = true}) it validates the pipeline, prints the
+     * plan and returns without running anything or creating any table.
+     */
     public static void run(String[] args, Map<String, String> defaults) throws Exception {
-        JobSettings settings = JobSettings.of(args, defaults);
+        List<String> rest = new ArrayList<>(Arrays.asList(args));
+        boolean dryRun = rest.remove(DRY_RUN_FLAG);
+        JobSettings settings = JobSettings.of(rest.toArray(new String[0]), defaults);
+        dryRun |= Boolean.parseBoolean(settings.withPrefix("pipeline.").getOrDefault("dry-run", "false"));
         LOG.info("Inlet job settings: {}", settings);
         Pipeline pipeline = pipeline(settings, environment(settings), Set.of()).build();
+        if (dryRun) {
+            String plan = pipeline.describe();
+            LOG.info("Dry run: the pipeline is valid; nothing was created and nothing runs.\n{}", plan);
+            System.out.println("Dry run: the pipeline is valid; nothing was created and nothing runs.");
+            System.out.print(plan);
+            return;
+        }
         LOG.info("Inlet job '{}' writes {} table(s): {}", pipeline.jobName(), pipeline.sinkTables().size(), pipeline.sinkTables());
         pipeline.execute();
     }
+
+    /** The program argument that validates the pipeline and prints its plan instead of running it. */
+    public static final String DRY_RUN_FLAG = "--dry-run";
 
     /**
      * The execution environment, configured with the {@code flink.*} settings (their keys without the

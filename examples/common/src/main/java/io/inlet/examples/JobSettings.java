@@ -2,7 +2,7 @@ package io.inlet.examples;
 
 import io.inlet.annotation.PublicEvolving;
 import io.inlet.core.InletValidationException;
-import io.inlet.core.internal.MiniJson;
+import io.inlet.core.util.MiniJson;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -106,6 +106,26 @@ class MySqlToIcebergJobJarITCase {
         }
     }
 
+    @Test
+    void aDryRunPrintsThePlanAndCreatesNothing(MariaDbServer mysql, @TempDir Path work) throws Exception {
+        String db = mysql.createDatabase();
+        mysql.execute(db, "CREATE TABLE orders (id BIGINT PRIMARY KEY, customer VARCHAR(50) NOT NULL)");
+        Path warehouse = work.resolve("warehouse");
+        try (FlinkDistribution.Run run = FlinkDistribution.run(JobJar.ofThisModule().path(), Map.of(),
+                "--source.hostname", mysql.host(), "--source.port", String.valueOf(mysql.port()),
+                "--source.username", mysql.rootUser(), "--source.password", mysql.rootPassword(), "--source.database-name", db,
+                "--source.table-name", "orders", "--sink.warehouse", warehouse.toUri().toString(), "--dry-run")) {
+            assertThat(run.awaitExit(TIMEOUT)).as("flink run ends by itself. %s", run.describe()).isZero();
+            String output = run.output();
+            assertThat(output).contains("Dry run: the pipeline is valid; nothing was created and nothing runs.")
+                    .contains("source MySqlCdcSource{").contains(db + ".orders")
+                    .contains(db + ".orders: will be created").contains("write-mode auto")
+                    .contains("uid inlet-source-mysql-cdc").contains("uid inlet-sink-iceberg-")
+                    .contains("checkpoints every").doesNotContain(" ERROR ");
+        }
+        assertThat(warehouse).as("no namespace or table was created").doesNotExist();
+    }
+
     private static String group(String id, Map<String, String> map) {
         StringBuilder sb = new StringBuilder("{\"PropertyGroupId\": \"" + id + "\", \"PropertyMap\": {");
         map.forEach((k, v) -> sb.append(sb.charAt(sb.length() - 1) == '{' ? "" : ", ").append('"').append(k).append("\": \"")

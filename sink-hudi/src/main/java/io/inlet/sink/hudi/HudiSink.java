@@ -273,6 +273,22 @@ public final class HudiSink implements ChangeSink {
         }
     }
 
+    /** Per table: its path, whether it exists, its key, ordering and partitions. Reads only. */
+    @Override
+    public List<String> describe(List<TableDescriptor> tables) {
+        Configuration hadoop = new Configuration(false);
+        List<String> out = new ArrayList<>();
+        for (TableDescriptor t : tables) {
+            List<String> parts = partitions(t);
+            out.add(tablePath(t.tableId()) + ": " + (exists(t, hadoop) ? "exists" : "will be created") + ", " + tableType
+                    + ", record key " + t.primaryKey() + ", precombine " + precombine(t)
+                    + (parts.isEmpty() ? "" : ", partitioned by " + parts)
+                    + (changelog ? ", keeps a changelog" : "")
+                    + (reconcileSnapshots && softDeletes(t) ? "; a snapshot from scratch deletes rows it no longer finds" : ""));
+        }
+        return out;
+    }
+
     /**
      * The operator that deletes the rows a new snapshot from scratch no longer finds, when the source
      * sends snapshot signals and a table can take soft deletes; null otherwise.

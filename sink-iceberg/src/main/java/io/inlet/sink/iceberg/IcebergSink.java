@@ -7,7 +7,6 @@ import io.inlet.core.spi.ChangeSink;
 import io.inlet.core.spi.SinkContext;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
-import io.inlet.sink.iceberg.internal.CatalogConfig;
 import io.inlet.sink.iceberg.internal.IcebergRowConverter;
 import io.inlet.sink.iceberg.internal.IcebergTables;
 import io.inlet.sink.iceberg.internal.SnapshotReconciler;
@@ -76,7 +75,7 @@ public final class IcebergSink implements ChangeSink {
 
     private static final Logger LOG = LoggerFactory.getLogger(IcebergSink.class);
 
-    private final CatalogConfig catalog;
+    private final IcebergCatalogConfig catalog;
     private final String defaultDatabase;
     private final WriteMode writeMode;
     @Nullable private final Integer writeParallelism;
@@ -86,7 +85,7 @@ public final class IcebergSink implements ChangeSink {
     private final boolean reconcileSnapshots;
 
     private IcebergSink(Builder b) {
-        this.catalog = new CatalogConfig(b.catalogName, b.catalogType, b.catalogImpl, b.catalogProperties, b.hadoopProperties);
+        this.catalog = IcebergCatalogConfig.of(b.catalogName, b.catalogType, b.catalogImpl, b.catalogProperties, b.hadoopProperties);
         this.defaultDatabase = b.defaultDatabase;
         this.writeMode = b.writeMode;
         this.writeParallelism = b.writeParallelism;
@@ -181,6 +180,43 @@ public final class IcebergSink implements ChangeSink {
         });
         if (!problems.isEmpty()) {
             throw new InletValidationException(problems);
+        }
+    }
+
+    /** Per table: where it goes, whether it exists and holds rows, and how it will be written. Reads only. */
+    @Override
+    public List<String> describe(List<TableDescriptor> tables) {
+        return withCatalog(c -> {
+            List<String> out = new ArrayList<>();
+            for (TableDescriptor t : tables) {
+                TableIdentifier id = identifier(t.tableId());
+                String state;
+                boolean holdsRows = false;
+                if (c.tableExists(id)) {
+                    Table table = c.loadTable(id);
+                    holdsRows = !isEmpty(table);
+                    Snapshot current = table.currentSnapshot();
+                    state = "exists (" + (current == null ? "no snapshot" : current.summary().getOrDefault("total-records", "?")
+                            + " rows in snapshot " + current.snapshotId()) + ", " + table.spec() + ")";
+                } else {
+                    state = "will be created (" + IcebergTables.schema(t).asStruct() + ", identifier fields " + t.primaryKey() + ")";
+                }
+                out.add(identifier(t.tableId()) + ": " + state + "; " + writeModeText(holdsRows));
+            }
+            return out;
+        });
+    }
+
+    private String writeModeText(boolean holdsRows) {
+        switch (writeMode) {
+            case UPSERT:
+                return "write-mode upsert";
+            case CHANGELOG:
+                return "write-mode changelog";
+            default:
+                return "write-mode auto: upsert if the source may deliver a change twice, else changelog"
+                        + (holdsRows ? " with snapshot rows upserted (the table holds rows)" : "")
+                        + (reconcileSnapshots ? "; a snapshot from scratch removes rows it no longer finds" : "");
         }
     }
 

@@ -140,7 +140,7 @@ class IcebergSinkTest {
 
     @Test
     void theCatalogLoaderShipsToTaskManagers(@TempDir Path warehouse) throws Exception {
-        CatalogLoader loader = new io.inlet.sink.iceberg.internal.CatalogConfig(
+        CatalogLoader loader = IcebergCatalogConfig.of(
                 "c", "hadoop", null, Map.of("warehouse", warehouse.toUri().toString()), Map.of("a.b", "c")).loader();
         CatalogLoader copy = InstantiationUtil.clone(loader);
         assertThat(copy.loadCatalog().name()).isEqualTo("c");

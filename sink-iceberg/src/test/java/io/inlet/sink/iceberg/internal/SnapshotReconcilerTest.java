@@ -1,5 +1,7 @@
 package io.inlet.sink.iceberg.internal;
 
+import io.inlet.sink.iceberg.IcebergCatalogConfig;
+
 import org.apache.flink.util.InstantiationUtil;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.AppendFiles;
@@ -94,7 +96,7 @@ class SnapshotReconcilerTest {
     @Test
     void shipsToTaskManagers(@TempDir Path warehouse) throws Exception {
         SnapshotReconciler r = new SnapshotReconciler(
-                new CatalogConfig("c", "hadoop", null, Map.of("warehouse", warehouse.toUri().toString()), Map.of()).loader(),
+                IcebergCatalogConfig.of("c", "hadoop", null, Map.of("warehouse", warehouse.toUri().toString()), Map.of()).loader(),
                 List.of("lake.orders"));
         assertThat(InstantiationUtil.clone(r)).isNotNull().isNotSameAs(r);
     }

@@ -1,7 +1,7 @@
 package io.inlet.source.kafka.internal;
 
 import io.inlet.annotation.Internal;
-import io.inlet.core.internal.MiniJson;
+import io.inlet.core.util.MiniJson;
 
 import org.apache.avro.Schema;
 

@@ -1,7 +1,7 @@
-package io.inlet.sink.iceberg.internal;
+package io.inlet.sink.iceberg;
 
-import io.inlet.annotation.Internal;
-import io.inlet.core.InletValidationException;
+import io.inlet.annotation.PublicEvolving;
+import io.inlet.sink.iceberg.internal.JvmLockManager;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.CatalogProperties;
@@ -19,10 +19,16 @@ import java.util.Map;
  * An Iceberg catalog's settings, turned into Iceberg's {@link CatalogLoader} with a Hadoop {@link
  * Configuration} of its own ({@code new Configuration(false)} plus the {@code hadoop.*} options).
  * It never goes through {@code FlinkCatalogFactory.clusterHadoopConf()}, which needs Hadoop in
- * Flink's parent class loader and fails on runtimes without it.
+ * Flink's parent class loader and fails on runtimes without it. Immutable.
+ *
+ * <pre>{@code
+ * IcebergCatalogConfig c = IcebergCatalogConfig.of("lake", "rest", null, Map.of("uri", "http://rest:8181"), Map.of());
+ * if (!c.problems().isEmpty()) throw new IllegalArgumentException(String.join(" ", c.problems()));
+ * CatalogLoader loader = c.loader();
+ * }</pre>
  */
-@Internal
-public final class CatalogConfig implements Serializable {
+@PublicEvolving
+public final class IcebergCatalogConfig implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
@@ -46,13 +52,24 @@ public final class CatalogConfig implements Serializable {
     private final HashMap<String, String> properties;
     private final HashMap<String, String> hadoopProperties;
 
-    public CatalogConfig(
+    private IcebergCatalogConfig(
             String name, String type, @Nullable String impl, Map<String, String> properties, Map<String, String> hadoopProperties) {
         this.name = name;
         this.type = type.toLowerCase(Locale.ROOT);
         this.impl = impl;
         this.properties = new HashMap<>(properties);
         this.hadoopProperties = new HashMap<>(hadoopProperties);
+    }
+
+    /**
+     * @param type {@code hadoop}, {@code hive}, {@code rest}, {@code jdbc}, {@code glue} or {@code nessie}; ignored with an impl
+     * @param impl any Iceberg {@code Catalog} class, or null for the type's
+     * @param properties the catalog's properties ({@code warehouse}, {@code uri}, {@code io-impl} ...)
+     * @param hadoopProperties entries of the catalog's own Hadoop configuration
+     */
+    public static IcebergCatalogConfig of(
+            String name, String type, @Nullable String impl, Map<String, String> properties, Map<String, String> hadoopProperties) {
+        return new IcebergCatalogConfig(name, type, impl, properties, hadoopProperties);
     }
 
     /** Checks the settings; returns problems, each with its fix. */
@@ -98,7 +115,7 @@ public final class CatalogConfig implements Serializable {
     }
 
     /** A Hadoop configuration of this catalog's own, independent of the cluster's. */
-    public Configuration hadoopConf() {
+    private Configuration hadoopConf() {
         Configuration conf = new Configuration(false);
         hadoopProperties.forEach(conf::set);
         return conf;

@@ -1,4 +1,4 @@
-package io.inlet.core.internal;
+package io.inlet.core.util;
 
 import org.junit.jupiter.api.Test;
 

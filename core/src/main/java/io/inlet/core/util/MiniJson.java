@@ -1,6 +1,6 @@
-package io.inlet.core.internal;
+package io.inlet.core.util;
 
-import io.inlet.annotation.Internal;
+import io.inlet.annotation.PublicEvolving;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -11,9 +11,14 @@ import java.util.Map;
  * Just enough JSON for schema registry answers and managed runtimes' application properties:
  * objects, arrays, strings, numbers, booleans and null, into Maps, Lists, Strings, Doubles/Longs,
  * Booleans and null. Keeps Inlet free of a JSON library that a Flink cluster does not bring
- * unshaded.
+ * unshaded. Shared by the modules that read such documents (sources, job jars, test harness).
+ *
+ * <pre>{@code
+ * Map<?, ?> schema = (Map<?, ?>) MiniJson.parse("{\"id\": 1, \"schema\": \"...\"}");
+ * String text = MiniJson.quote("a \"quoted\" name");
+ * }</pre>
  */
-@Internal
+@PublicEvolving
 public final class MiniJson {
 
     private final String text;
