@@ -154,8 +154,12 @@ class NewSnapshotConvergesITCase {
     void aFreshStartOverExistingHudiTablesDeletesRowsDeletedWhileNoJobRan(MariaDbServer mysql, @TempDir Path lake) throws Exception {
         String db = mysql.createDatabase();
         createTables(mysql, db);
-        // Compaction after every second delta commit: deletes meet rows in base files too.
-        HudiSink sink = Lakes.hudiSink(lake, 2);
+        // Two writer tasks and no small-file reuse: the rows spread over several file groups, which a job
+        // started without state must find again (its index is empty). Compaction after every second delta
+        // commit: deletes meet rows in base files too.
+        HudiSink sink = HudiSink.builder().path(lake.toUri().toString()).option("write.tasks", "2")
+                .option("hoodie.parquet.small.file.limit", "0").option("compaction.delta_commits", "2")
+                .option("hoodie.embed.timeline.server", "false").build();
         try (Connection c = mysql.connection(db)) {
             Pipeline first = toHudi(mysql, db, sink);
             List<TableDescriptor> tables = first.sinkTables();

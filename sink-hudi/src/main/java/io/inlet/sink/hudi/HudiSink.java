@@ -82,6 +82,8 @@ public final class HudiSink implements ChangeSink {
     private final Map<String, String> hudiOptions;
     private final Map<String, List<String>> partitionFields;
     private final boolean reconcileSnapshots;
+    /** What the sink found at each table's path, read once per build (the sink is used where the job is built). */
+    private final transient Map<TableId, Optional<Properties>> existingTables = new HashMap<>();
 
     private HudiSink(Builder b) {
         this.path = b.path.replaceAll("/+$", "");
@@ -132,9 +134,47 @@ public final class HudiSink implements ChangeSink {
         return precombineField == null;
     }
 
-    /** Whether the table gets Hudi's soft-delete column, for deletes merged by their ordering value. */
+    /** Hudi's payload that compares ordering values before it applies a delete, in every merge. */
+    static final String ORDERED_PAYLOAD = "org.apache.hudi.common.model.DefaultHoodieRecordPayload";
+
+    /**
+     * Whether the table takes soft deletes (Hudi's {@code _hoodie_is_deleted} column, written with
+     * {@link #ORDERED_PAYLOAD}), which the sink writes for rows a new snapshot no longer finds: with
+     * reconciliation on, the sink's own precombine column, no changelog and no payload of the user's;
+     * a new table gets them, an existing one only if it was created with them.
+     */
     private boolean softDeletes(TableDescriptor t) {
-        return addsPrecombine(t) && !changelog;
+        if (!reconcileSnapshots || !addsPrecombine(t) || changelog || hudiOptions.containsKey(PAYLOAD_CLASS)) {
+            return false;
+        }
+        Optional<Properties> existing = existing(t);
+        return existing.isEmpty() || (HudiTables.hasColumn(existing.get(), HudiSinkOptions.DELETED_COLUMN)
+                && ORDERED_PAYLOAD.equals(existing.get().getProperty("hoodie.compaction.payload.class")));
+    }
+
+    private static final String PAYLOAD_CLASS = "payload.class";
+    private static final String INDEX_BOOTSTRAP = "index.bootstrap.enabled";
+
+    /**
+     * Whether the writer loads the existing table's keys into its index when the job starts: with
+     * Hudi's default index (Flink state), a job without state would otherwise know no key, and a row
+     * of a key the table has would land in another file group, next to the old one (a duplicate).
+     * Costs a read of the table's keys at each start; not with an index of the user's choosing.
+     */
+    private boolean bootstrapsIndex(TableDescriptor t) {
+        return existing(t).isPresent() && !hudiOptions.containsKey("index.type") && !hudiOptions.containsKey(INDEX_BOOTSTRAP);
+    }
+
+    /** The table's {@code hoodie.properties}, if it exists; read once per table. */
+    private Optional<Properties> existing(TableDescriptor t) {
+        return existingTables.computeIfAbsent(t.tableId(), id -> {
+            try {
+                return HudiTables.properties(tablePath(id), new Configuration(false));
+            } catch (IOException e) {
+                throw new InletValidationException("Cannot read the Hudi table at " + tablePath(id) + ": " + e
+                        + ". Check 'path' and its file system's settings.", e);
+            }
+        });
     }
 
     private List<String> partitions(TableDescriptor t) {
@@ -154,6 +194,7 @@ public final class HudiSink implements ChangeSink {
 
     @Override
     public void validate(List<TableDescriptor> tables) {
+        existingTables.clear(); // a sink may serve several pipelines, one after another: read the tables again
         List<String> problems = new ArrayList<>();
         for (String key : partitionFields.keySet()) {
             if (tables.stream().noneMatch(t -> t.tableId().identifier().equals(key))) {
@@ -193,8 +234,7 @@ public final class HudiSink implements ChangeSink {
                 Optional<Properties> existing = HudiTables.properties(tablePath(t.tableId()), hadoop);
                 if (existing.isPresent()) {
                     problems.addAll(HudiTables.differences(
-                            tablePath(t.tableId()), existing.get(), t, tableType, pre, partitions(t), addsPrecombine(t),
-                            softDeletes(t)));
+                            tablePath(t.tableId()), existing.get(), t, tableType, pre, partitions(t), addsPrecombine(t)));
                 }
             } catch (IOException | RuntimeException e) {
                 problems.add("Cannot read the Hudi table at " + tablePath(t.tableId()) + ": " + e + ". Check 'path' and its"
@@ -276,15 +316,15 @@ public final class HudiSink implements ChangeSink {
     /** Per table: its path, whether it exists, its key, ordering and partitions. Reads only. */
     @Override
     public List<String> describe(List<TableDescriptor> tables) {
-        Configuration hadoop = new Configuration(false);
         List<String> out = new ArrayList<>();
         for (TableDescriptor t : tables) {
             List<String> parts = partitions(t);
-            out.add(tablePath(t.tableId()) + ": " + (exists(t, hadoop) ? "exists" : "will be created") + ", " + tableType
+            out.add(tablePath(t.tableId()) + ": " + (existing(t).isPresent() ? "exists" : "will be created") + ", " + tableType
                     + ", record key " + t.primaryKey() + ", precombine " + precombine(t)
                     + (parts.isEmpty() ? "" : ", partitioned by " + parts)
                     + (changelog ? ", keeps a changelog" : "")
-                    + (reconcileSnapshots && softDeletes(t) ? "; a snapshot from scratch deletes rows it no longer finds" : ""));
+                    + (softDeletes(t) ? "; a snapshot from scratch deletes rows it no longer finds" : "")
+                    + (bootstrapsIndex(t) ? "; loads its keys into the index when the job starts" : ""));
         }
         return out;
     }
@@ -300,9 +340,8 @@ public final class HudiSink implements ChangeSink {
             return null;
         }
         List<SnapshotReconciler.TableRead> reads = new ArrayList<>();
-        Configuration hadoop = new Configuration(false);
         for (TableDescriptor t : context.tables()) {
-            if (!exists(t, hadoop)) {
+            if (existing(t).isEmpty()) {
                 continue; // created by this job: a snapshot fills it, nothing older to delete
             }
             if (softDeletes(t)) {
@@ -310,7 +349,9 @@ public final class HudiSink implements ChangeSink {
                         precombine(t), HudiSinkOptions.DELETED_COLUMN));
             } else {
                 LOG.warn("Hudi table {}: rows a new snapshot from scratch no longer finds stay in the table: deleting them needs"
-                        + " the sink's own precombine column and changelog.enabled=false.", tablePath(t.tableId()));
+                        + " the sink's own precombine column, changelog.enabled=false, no 'payload.class' of yours, and a table"
+                        + " this version created (with the column {} and {}).", tablePath(t.tableId()),
+                        HudiSinkOptions.DELETED_COLUMN, ORDERED_PAYLOAD);
             }
         }
         if (reads.isEmpty()) {
@@ -322,15 +363,6 @@ public final class HudiSink implements ChangeSink {
                         new SnapshotReconciler(reads, signals.snapshotOrder()))
                 .uid(context.uid("snapshot-reconciler"))
                 .setParallelism(1);
-    }
-
-    private boolean exists(TableDescriptor t, Configuration hadoop) {
-        try {
-            return HudiTables.properties(tablePath(t.tableId()), hadoop).isPresent();
-        } catch (IOException e) {
-            throw new InletValidationException("Cannot read the Hudi table at " + tablePath(t.tableId()) + ": " + e
-                    + ". Check 'path' and its file system's settings.", e);
-        }
     }
 
     /** What Hudi's table factory gets for the table. */
@@ -347,6 +379,14 @@ public final class HudiSink implements ChangeSink {
         // the insert's data block before the delete block, and the re-inserted row reads as deleted.
         // With a changelog every change must stay, and deletes are data rows there, in order.
         o.put("write.precombine", String.valueOf(!changelog));
+        if (softDeletes(t)) {
+            // Compares ordering values before it applies a delete in every merge (Hudi's Flink default,
+            // EventTimeAvroPayload, lets a soft delete beat a newer row in a base file).
+            o.put(PAYLOAD_CLASS, ORDERED_PAYLOAD);
+        }
+        if (bootstrapsIndex(t)) {
+            o.put(INDEX_BOOTSTRAP, "true");
+        }
         o.putAll(hudiOptions);
         o.put(HudiSinkOptions.PATH.key(), tablePath(t.tableId()));
         o.put(HudiSinkOptions.TABLE_TYPE.key(), tableType);

@@ -91,7 +91,7 @@ class HudiSinkTest {
     }
 
     @Test
-    void refusesATableWrittenWithoutTheSoftDeleteFlag(@TempDir Path lake) throws IOException {
+    void writesATableCreatedWithoutTheSoftDeleteFlagAsItIsAndLoadsItsKeys(@TempDir Path lake) throws IOException {
         HudiSink sink = HudiSink.builder().path(lake.toUri().toString()).build();
         Path hoodie = Path.of(java.net.URI.create(sink.tablePath(ORDERS.tableId()))).resolve(".hoodie");
         Files.createDirectories(hoodie);
@@ -109,10 +109,19 @@ class HudiSinkTest {
         try (OutputStream out = Files.newOutputStream(hoodie.resolve("hoodie.properties"))) {
             p.store(out, null);
         }
-        assertThatThrownBy(() -> sink.validate(List.of(ORDERS)))
-                .hasMessageContaining("has no column '_hoodie_is_deleted'")
-                .hasMessageContaining("write the table anew");
-        // With a changelog the flag is not needed: the same table is fine.
-        HudiSink.builder().path(lake.toUri().toString()).changelog(true).build().validate(List.of(ORDERS));
+        sink.validate(List.of(ORDERS));
+        assertThat(sink.writeRowType(ORDERS).getFieldNames()).containsExactly("id", "qty", "at", "region", "_source_position");
+        assertThat(sink.describe(List.of(ORDERS))).singleElement().asString()
+                .contains(": exists, MERGE_ON_READ").contains("loads its keys into the index when the job starts")
+                .doesNotContain("deletes rows it no longer finds");
+        // A new table gets the flag; a payload of the user's or reconcile-snapshots=false leave it out.
+        TableDescriptor other = TableDescriptor.builder(TableId.of("shop", "other")).column("id", DataTypes.INT()).primaryKey("id").build();
+        assertThat(sink.writeRowType(other).getFieldNames()).containsExactly("id", "_source_position", "_hoodie_is_deleted");
+        assertThat(sink.describe(List.of(other))).singleElement().asString().contains(": will be created")
+                .contains("a snapshot from scratch deletes rows it no longer finds").doesNotContain("index");
+        assertThat(HudiSink.builder().path(lake.toUri().toString()).option("payload.class", "x.Mine").build()
+                .writeRowType(other).getFieldNames()).containsExactly("id", "_source_position");
+        assertThat(HudiSink.builder().path(lake.toUri().toString()).reconcileSnapshots(false).build()
+                .writeRowType(other).getFieldNames()).containsExactly("id", "_source_position");
     }
 }

@@ -44,6 +44,12 @@ public final class HudiTables {
         return Optional.of(p);
     }
 
+    /** Whether the table's schema (as created) has the column. */
+    public static boolean hasColumn(Properties existing, String column) {
+        String schemaText = existing.getProperty("hoodie.table.create.schema");
+        return schemaText != null && new Schema.Parser().parse(schemaText).getField(column) != null;
+    }
+
     /** Differences between the existing table and the one the sink would write; empty when none. */
     public static List<String> differences(
             String basePath,
@@ -52,8 +58,7 @@ public final class HudiTables {
             String tableType,
             String precombine,
             List<String> partitionFields,
-            boolean precombineAdded,
-            boolean softDeletes) {
+            boolean precombineAdded) {
         List<String> problems = new ArrayList<>();
         String where = "The existing Hudi table at " + basePath;
         String type = existing.getProperty("hoodie.table.type");
@@ -92,11 +97,7 @@ public final class HudiTables {
             if (precombineAdded) {
                 rowColumns.add(precombine);
             }
-            if (softDeletes && schema.getField("_hoodie_is_deleted") == null && tableColumns.equals(rowColumns)) {
-                problems.add(where + " has no column '_hoodie_is_deleted', which this version adds so that the deletes it"
-                        + " writes after a new snapshot are merged by their ordering value. Fix: write the table anew (delete "
-                        + basePath + " or set another 'path', and start the job without state: its snapshot fills the table).");
-            } else if (!tableColumns.equals(rowColumns)) {
+            if (!tableColumns.equals(rowColumns)) {
                 problems.add(where + " has the columns " + tableColumns + ", the rows of " + t.tableId() + " have " + rowColumns
                         + ". Align the table or write to another path.");
             } else {

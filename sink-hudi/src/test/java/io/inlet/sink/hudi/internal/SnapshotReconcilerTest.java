@@ -1,5 +1,10 @@
 package io.inlet.sink.hudi.internal;
 
+import io.inlet.core.spi.SnapshotSignal;
+
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.BigIntType;
@@ -41,5 +46,31 @@ class SnapshotReconcilerTest {
         assertThatThrownBy(() -> new SnapshotReconciler.TableRead(
                 table, new OutputTag<RowData>("t", InternalTypeInfo.of(TYPE)), "_source_ts", "_hoodie_is_deleted"))
                 .hasMessageContaining("lacks _source_ts or _hoodie_is_deleted");
+    }
+
+    @Test
+    void aRunRestoredInTheMiddleOfASnapshotKeepsTheOrderOfTheRunThatStartedIt() throws Exception {
+        HudiTableSpec table = HudiTableSpec.of("t", TYPE, Map.of(), List.of("id"), List.of(), Map.of());
+        SnapshotReconciler.TableRead read = new SnapshotReconciler.TableRead(
+                table, new OutputTag<RowData>("t", InternalTypeInfo.of(TYPE)), "_source_position", "_hoodie_is_deleted");
+        OperatorSubtaskState midSnapshot;
+        try (OneInputStreamOperatorTestHarness<SnapshotSignal, RowData> first =
+                new OneInputStreamOperatorTestHarness<>(new SnapshotReconciler(List.of(read), 100L))) {
+            first.open();
+            first.processElement(new StreamRecord<>(SnapshotSignal.STARTED));
+            first.processElement(new StreamRecord<>(SnapshotSignal.STARTED)); // every reader sends one
+            midSnapshot = first.snapshot(1L, 0L);
+        }
+        // Built again later (a restore from a savepoint), where the binlog has moved on: the rows already
+        // written carry the first run's order, and only they say what is older than the snapshot.
+        SnapshotReconciler restored = new SnapshotReconciler(List.of(read), 200L);
+        try (OneInputStreamOperatorTestHarness<SnapshotSignal, RowData> second = new OneInputStreamOperatorTestHarness<>(restored)) {
+            second.initializeState(midSnapshot);
+            second.open();
+            assertThat(restored.threshold()).isEqualTo(100L);
+            // A snapshot from scratch in this run takes this run's order.
+            second.processElement(new StreamRecord<>(SnapshotSignal.STARTED));
+            assertThat(restored.threshold()).isEqualTo(200L);
+        }
     }
 }

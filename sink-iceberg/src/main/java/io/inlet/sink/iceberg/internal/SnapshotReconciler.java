@@ -21,6 +21,7 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.flink.CatalogLoader;
 import org.apache.iceberg.io.CloseableIterable;
@@ -42,7 +43,10 @@ import java.util.Map;
  * rows the source no longer has (deleted while no job ran), and once the snapshot is committed they
  * are removed.
  *
- * <p>On {@link SnapshotSignal#STARTED} it records each table's last sequence number, the base. Every
+ * <p>When it opens, before any checkpoint of the run can complete (so before anything of the run is
+ * committed, also with unaligned checkpoints), it reads each table's last sequence number; on {@link
+ * SnapshotSignal#STARTED} that becomes the table's base, also over a restored snapshot in progress
+ * (what was written since then is older than this snapshot too). Every
  * row the snapshot and the changes after it write lands in files of higher sequence numbers, and
  * every key they write deletes the key's rows of lower ones (equality deletes: upsert mode, or a
  * snapshot row upserted in changelog mode). So once every snapshot row is committed, whatever a data
@@ -55,8 +59,9 @@ import java.util.Map;
  * triggered after that one completed), so the files go once the table shows that checkpoint
  * committed by this job (Iceberg's committer writes it into each snapshot's summary), or two
  * checkpoints later if the table had nothing to commit. Dropping a file early would only hide, until
- * the next commit, a row whose new version is on its way. The STARTED base is read before any
- * checkpoint holding a snapshot row can complete, as every reader sends STARTED before its rows.
+ * the next commit, a row whose new version is on its way. A failure to drop (a catalog that does
+ * not answer) is logged and tried again at the next checkpoint, never failing the job; a table that
+ * is gone is given up.
  *
  * <p>State: per table in progress, its base and the checkpoint that carried COMPLETED. Runs with
  * parallelism one.
@@ -80,6 +85,8 @@ public final class SnapshotReconciler extends RichSinkFunction<SnapshotSignal> i
     private transient ListState<Tuple3<String, Long, Long>> state;
     /** Table → [base sequence number, checkpoint that carried COMPLETED (or one of the markers above)]. */
     private transient Map<String, long[]> pending;
+    /** Each table's last sequence number when this run opened; -1 for a table without a snapshot. */
+    private transient Map<String, Long> openedAt;
     private transient boolean startedInThisRun;
 
     /**
@@ -106,6 +113,11 @@ public final class SnapshotReconciler extends RichSinkFunction<SnapshotSignal> i
     @Override
     public void open(Configuration parameters) {
         catalog = catalogLoader.loadCatalog();
+        openedAt = new LinkedHashMap<>();
+        for (String name : tables) {
+            Snapshot current = catalog.loadTable(TableIdentifier.parse(name)).currentSnapshot();
+            openedAt.put(name, current == null ? -1L : current.sequenceNumber());
+        }
     }
 
     @Override
@@ -116,20 +128,12 @@ public final class SnapshotReconciler extends RichSinkFunction<SnapshotSignal> i
                 return;
             }
             startedInThisRun = true;
-            for (String name : tables) {
-                long[] restored = pending.get(name);
-                if (restored != null) {
-                    // Restored from a snapshot that did not finish (a savepoint without the source's state): the older base
-                    // stays (what was written since is older than this snapshot too); this snapshot must complete first.
-                    restored[1] = NOT_COMPLETED;
-                    continue;
+            pending.clear();
+            openedAt.forEach((name, base) -> {
+                if (base >= 0) {
+                    pending.put(name, new long[] {base, NOT_COMPLETED});
                 }
-                Table table = catalog.loadTable(TableIdentifier.parse(name));
-                Snapshot current = table.currentSnapshot();
-                if (current != null) {
-                    pending.put(name, new long[] {current.sequenceNumber(), NOT_COMPLETED});
-                }
-            }
+            });
             if (!pending.isEmpty()) {
                 LOG.info("A snapshot from scratch starts over Iceberg tables that hold data; once it is committed, rows it"
                         + " does not write again are removed (base sequence numbers {}).", describe());
@@ -163,13 +167,23 @@ public final class SnapshotReconciler extends RichSinkFunction<SnapshotSignal> i
             if (completedIn < 0 || checkpointId <= completedIn) {
                 return false;
             }
-            Table table = catalog.loadTable(TableIdentifier.parse(e.getKey()));
-            long holdsAllRows = completedIn + 1;
-            if (!committedThrough(table, jobId, holdsAllRows) && checkpointId < holdsAllRows + EMPTY_CHECKPOINTS) {
+            try {
+                Table table = catalog.loadTable(TableIdentifier.parse(e.getKey()));
+                long holdsAllRows = completedIn + 1;
+                if (!committedThrough(table, jobId, holdsAllRows) && checkpointId < holdsAllRows + EMPTY_CHECKPOINTS) {
+                    return false;
+                }
+                dropOlderThan(table, e.getValue()[0]);
+                return true;
+            } catch (NoSuchTableException gone) {
+                LOG.error("Iceberg table {} is gone; rows a new snapshot no longer found are not removed from it.", e.getKey());
+                return true;
+            } catch (RuntimeException failed) {
+                // Never fail the job for this: it would restore and fail again. The files stay until a later checkpoint.
+                LOG.warn("Iceberg table {}: removing the rows the new snapshot no longer found failed; trying again after the"
+                        + " next checkpoint.", e.getKey(), failed);
                 return false;
             }
-            dropOlderThan(table, e.getValue()[0]);
-            return true;
         });
     }
 

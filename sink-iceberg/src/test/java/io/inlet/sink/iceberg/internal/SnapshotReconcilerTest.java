@@ -1,7 +1,12 @@
 package io.inlet.sink.iceberg.internal;
 
+import io.inlet.core.spi.SnapshotSignal;
 import io.inlet.sink.iceberg.IcebergCatalogConfig;
 
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.streaming.api.operators.StreamSink;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
 import org.apache.flink.util.InstantiationUtil;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.AppendFiles;
@@ -99,5 +104,84 @@ class SnapshotReconcilerTest {
                 IcebergCatalogConfig.of("c", "hadoop", null, Map.of("warehouse", warehouse.toUri().toString()), Map.of()).loader(),
                 List.of("lake.orders"));
         assertThat(InstantiationUtil.clone(r)).isNotNull().isNotSameAs(r);
+    }
+
+    private static OneInputStreamOperatorTestHarness<SnapshotSignal, Object> harness(Path warehouse) throws Exception {
+        SnapshotReconciler reconciler = new SnapshotReconciler(
+                IcebergCatalogConfig.of("c", "hadoop", null, Map.of("warehouse", warehouse.toUri().toString()), Map.of()).loader(),
+                List.of("lake.orders"));
+        return new OneInputStreamOperatorTestHarness<>(new StreamSink<>(reconciler));
+    }
+
+    private static void committedBy(Table table, String name, String jobId, long checkpointId) {
+        append(table, name, Map.of("flink.job-id", jobId, "flink.max-committed-checkpoint-id", String.valueOf(checkpointId)));
+    }
+
+    @Test
+    void takesTheBaseFromWhenItOpenedAndDropsOnlyOnceTheSnapshotIsCommitted(@TempDir Path warehouse) throws Exception {
+        try (HadoopCatalog c = catalog(warehouse);
+                OneInputStreamOperatorTestHarness<SnapshotSignal, Object> h = harness(warehouse)) {
+            Table table = c.createTable(TableIdentifier.of("lake", "orders"), SCHEMA, PartitionSpec.unpartitioned(),
+                    Map.of("format-version", "2"));
+            append(table, "old", Map.of());
+            h.open();
+            String job = h.getEnvironment().getJobID().toString();
+            // A commit of this run before STARTED reaches the reconciler (an unaligned checkpoint overtook it).
+            committedBy(table, "snapshot-early", job, 1);
+            h.processElement(new StreamRecord<>(SnapshotSignal.STARTED));
+            h.processElement(new StreamRecord<>(SnapshotSignal.COMPLETED));
+            h.snapshot(2L, 0L);
+            h.notifyOfCompletedCheckpoint(2L);
+            h.notifyOfCompletedCheckpoint(3L);
+            assertThat(files(table)).as("checkpoint 3, which holds every snapshot row, is not committed yet").hasSize(2);
+            committedBy(table, "snapshot-late", job, 3);
+            h.notifyOfCompletedCheckpoint(3L);
+            assertThat(files(table)).containsExactlyInAnyOrder("/lake/snapshot-early.parquet", "/lake/snapshot-late.parquet");
+        }
+    }
+
+    @Test
+    void aNewSnapshotOverARestoredOneTakesTheNewBase(@TempDir Path warehouse) throws Exception {
+        try (HadoopCatalog c = catalog(warehouse)) {
+            Table table = c.createTable(TableIdentifier.of("lake", "orders"), SCHEMA, PartitionSpec.unpartitioned(),
+                    Map.of("format-version", "2"));
+            append(table, "old", Map.of());
+            OperatorSubtaskState unfinished;
+            try (OneInputStreamOperatorTestHarness<SnapshotSignal, Object> first = harness(warehouse)) {
+                first.open();
+                first.processElement(new StreamRecord<>(SnapshotSignal.STARTED));
+                unfinished = first.snapshot(1L, 0L);
+            }
+            // That snapshot wrote rows, then the job stopped; a savepoint without the source's state brings it back.
+            append(table, "first-snapshot", Map.of());
+            try (OneInputStreamOperatorTestHarness<SnapshotSignal, Object> second = harness(warehouse)) {
+                second.initializeState(unfinished);
+                second.open();
+                String job = second.getEnvironment().getJobID().toString();
+                second.processElement(new StreamRecord<>(SnapshotSignal.STARTED));
+                committedBy(table, "second-snapshot", job, 2);
+                second.processElement(new StreamRecord<>(SnapshotSignal.COMPLETED));
+                second.snapshot(1L, 0L);
+                second.notifyOfCompletedCheckpoint(2L);
+                assertThat(files(table)).as("rows of the unfinished snapshot are older than this one too")
+                        .containsExactly("/lake/second-snapshot.parquet");
+            }
+        }
+    }
+
+    @Test
+    void aRestoredBinlogPhaseRemovesNothing(@TempDir Path warehouse) throws Exception {
+        try (HadoopCatalog c = catalog(warehouse);
+                OneInputStreamOperatorTestHarness<SnapshotSignal, Object> h = harness(warehouse)) {
+            Table table = c.createTable(TableIdentifier.of("lake", "orders"), SCHEMA, PartitionSpec.unpartitioned(),
+                    Map.of("format-version", "2"));
+            append(table, "old", Map.of());
+            h.open();
+            // No STARTED: a COMPLETED alone (a restarted reader) must not act on a base nobody confirmed.
+            h.processElement(new StreamRecord<>(SnapshotSignal.COMPLETED));
+            h.snapshot(1L, 0L);
+            h.notifyOfCompletedCheckpoint(5L);
+            assertThat(files(table)).containsExactly("/lake/old.parquet");
+        }
     }
 }

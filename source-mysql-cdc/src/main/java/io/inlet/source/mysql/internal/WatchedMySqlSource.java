@@ -52,7 +52,10 @@ import java.util.regex.Pattern;
  * enumerator created without state in a startup mode that snapshots tells each reader, before any
  * split, that a snapshot starts from scratch, and the reader sends {@code STARTED} before its first
  * row. A reader that gets the binlog split after it started (the enumerator hands it out once every
- * snapshot split is read and reported) sends {@code COMPLETED} before the binlog's first change.
+ * snapshot split is read and reported), listing finished snapshot splits, sends {@code COMPLETED}
+ * before the binlog's first change. The signals are not part of the reader's state: a checkpoint
+ * taken between a signal's cause and its emission loses it on restore, and the sinks then leave the
+ * tables as they are (they never act on a missing signal).
  * Splits a reader restores from a checkpoint reach it before {@link SourceReader#start()}, so a
  * restored binlog phase sends nothing.
  */
@@ -212,6 +215,7 @@ public final class WatchedMySqlSource implements Source<ChangeEvent, MySqlSplit,
         private final SourceReader<ChangeEvent, MySqlSplit> delegate;
         private final String where;
         private final ArrayDeque<SnapshotSignal> signals = new ArrayDeque<>();
+        private CompletableFuture<Void> signalled = new CompletableFuture<>();
         private boolean started;
 
         Reader(SourceReader<ChangeEvent, MySqlSplit> delegate, String where) {
@@ -252,16 +256,29 @@ public final class WatchedMySqlSource implements Source<ChangeEvent, MySqlSplit,
             return delegate.snapshotState(checkpointId);
         }
 
+        /** Queues a signal for the next poll, and wakes a reader that waits for its delegate's data. */
+        private void signal(SnapshotSignal signal) {
+            signals.add(signal);
+            signalled.complete(null);
+        }
+
         @Override
         public CompletableFuture<Void> isAvailable() {
-            return signals.isEmpty() ? delegate.isAvailable() : CompletableFuture.completedFuture(null);
+            if (!signals.isEmpty()) {
+                return CompletableFuture.completedFuture(null);
+            }
+            if (signalled.isDone()) {
+                signalled = new CompletableFuture<>();
+            }
+            return CompletableFuture.anyOf(delegate.isAvailable(), signalled).thenApply(done -> null);
         }
 
         @Override
         public void addSplits(List<MySqlSplit> splits) {
-            // Restored splits come before start(); a binlog split handed out later follows a finished snapshot.
-            if (started && splits.stream().anyMatch(MySqlSplit::isBinlogSplit)) {
-                signals.add(SnapshotSignal.COMPLETED);
+            // Restored splits come before start(); a binlog split handed out later that lists finished snapshot
+            // splits follows a finished snapshot (in a mode that reads none, it lists none).
+            if (started && splits.stream().anyMatch(s -> s.isBinlogSplit() && s.asBinlogSplit().getTotalFinishedSplitSize() > 0)) {
+                signal(SnapshotSignal.COMPLETED);
             }
             delegate.addSplits(splits);
         }
@@ -274,7 +291,7 @@ public final class WatchedMySqlSource implements Source<ChangeEvent, MySqlSplit,
         @Override
         public void handleSourceEvents(SourceEvent sourceEvent) {
             if (sourceEvent instanceof SnapshotFromScratch) {
-                signals.add(SnapshotSignal.STARTED);
+                signal(SnapshotSignal.STARTED);
             } else {
                 delegate.handleSourceEvents(sourceEvent);
             }
