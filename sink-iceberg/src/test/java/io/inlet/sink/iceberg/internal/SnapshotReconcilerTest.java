@@ -113,6 +113,13 @@ class SnapshotReconcilerTest {
         return new OneInputStreamOperatorTestHarness<>(new StreamSink<>(reconciler));
     }
 
+    private static Table ordersWithAnOldFile(HadoopCatalog c) {
+        Table table = c.createTable(TableIdentifier.of("lake", "orders"), SCHEMA, PartitionSpec.unpartitioned(),
+                Map.of("format-version", "2"));
+        append(table, "old", Map.of());
+        return table;
+    }
+
     private static void committedBy(Table table, String name, String jobId, long checkpointId) {
         append(table, name, Map.of("flink.job-id", jobId, "flink.max-committed-checkpoint-id", String.valueOf(checkpointId)));
     }
@@ -121,9 +128,7 @@ class SnapshotReconcilerTest {
     void takesTheBaseFromWhenItOpenedAndDropsOnlyOnceTheSnapshotIsCommitted(@TempDir Path warehouse) throws Exception {
         try (HadoopCatalog c = catalog(warehouse);
                 OneInputStreamOperatorTestHarness<SnapshotSignal, Object> h = harness(warehouse)) {
-            Table table = c.createTable(TableIdentifier.of("lake", "orders"), SCHEMA, PartitionSpec.unpartitioned(),
-                    Map.of("format-version", "2"));
-            append(table, "old", Map.of());
+            Table table = ordersWithAnOldFile(c);
             h.open();
             String job = h.getEnvironment().getJobID().toString();
             // A commit of this run before STARTED reaches the reconciler (an unaligned checkpoint overtook it).
@@ -143,9 +148,7 @@ class SnapshotReconcilerTest {
     @Test
     void aNewSnapshotOverARestoredOneTakesTheNewBase(@TempDir Path warehouse) throws Exception {
         try (HadoopCatalog c = catalog(warehouse)) {
-            Table table = c.createTable(TableIdentifier.of("lake", "orders"), SCHEMA, PartitionSpec.unpartitioned(),
-                    Map.of("format-version", "2"));
-            append(table, "old", Map.of());
+            Table table = ordersWithAnOldFile(c);
             OperatorSubtaskState unfinished;
             try (OneInputStreamOperatorTestHarness<SnapshotSignal, Object> first = harness(warehouse)) {
                 first.open();
@@ -173,9 +176,7 @@ class SnapshotReconcilerTest {
     void aRestoredBinlogPhaseRemovesNothing(@TempDir Path warehouse) throws Exception {
         try (HadoopCatalog c = catalog(warehouse);
                 OneInputStreamOperatorTestHarness<SnapshotSignal, Object> h = harness(warehouse)) {
-            Table table = c.createTable(TableIdentifier.of("lake", "orders"), SCHEMA, PartitionSpec.unpartitioned(),
-                    Map.of("format-version", "2"));
-            append(table, "old", Map.of());
+            Table table = ordersWithAnOldFile(c);
             h.open();
             // No STARTED: a COMPLETED alone (a restarted reader) must not act on a base nobody confirmed.
             h.processElement(new StreamRecord<>(SnapshotSignal.COMPLETED));
