@@ -2,7 +2,7 @@ package io.inlet.core.source;
 
 import io.inlet.annotation.PublicEvolving;
 import io.inlet.core.InletValidationException;
-import io.inlet.core.internal.OptionValues;
+import io.inlet.core.util.OptionValues;
 
 /**
  * What a source does with a record it cannot convert (option {@code bad-record.action}): a value its

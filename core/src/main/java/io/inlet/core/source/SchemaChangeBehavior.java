@@ -2,7 +2,7 @@ package io.inlet.core.source;
 
 import io.inlet.annotation.PublicEvolving;
 import io.inlet.core.InletValidationException;
-import io.inlet.core.internal.OptionValues;
+import io.inlet.core.util.OptionValues;
 
 /**
  * What a source does when a captured table's schema changes while the job runs (option {@code

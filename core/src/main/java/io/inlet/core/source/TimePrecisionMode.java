@@ -2,7 +2,7 @@ package io.inlet.core.source;
 
 import io.inlet.annotation.PublicEvolving;
 import io.inlet.core.InletValidationException;
-import io.inlet.core.internal.OptionValues;
+import io.inlet.core.util.OptionValues;
 
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.types.DataType;

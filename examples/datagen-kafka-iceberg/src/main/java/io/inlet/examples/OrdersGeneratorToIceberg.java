@@ -2,9 +2,8 @@ package io.inlet.examples;
 
 import io.inlet.core.InletValidationException;
 import io.inlet.core.Pipeline;
+import io.inlet.source.kafka.ConfluentSchemaRegistry;
 import io.inlet.source.kafka.DebeziumKafkaOptions;
-import io.inlet.source.kafka.internal.RegistrySettings;
-import io.inlet.source.kafka.internal.SchemaRegistryClient;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -125,13 +124,8 @@ public final class OrdersGeneratorToIceberg {
 
     /** Registers the key and value schemas as Debezium would, and returns the encoder with their ids. */
     private static DebeziumOrders register(Configuration source, String topic) throws Exception {
-        String url = source.getOptional(DebeziumKafkaOptions.REGISTRY_URL).orElseThrow(() -> new InletValidationException(
-                "Setting 'source.debezium-avro-confluent.url' is missing: the schema registry the generator registers its schemas in."));
-        SchemaRegistryClient registry = new SchemaRegistryClient(new RegistrySettings(url,
-                source.get(DebeziumKafkaOptions.REGISTRY_BASIC_AUTH_USER_INFO),
-                source.get(DebeziumKafkaOptions.REGISTRY_TRUSTSTORE_LOCATION), source.get(DebeziumKafkaOptions.REGISTRY_TRUSTSTORE_PASSWORD),
-                source.get(DebeziumKafkaOptions.REGISTRY_KEYSTORE_LOCATION), source.get(DebeziumKafkaOptions.REGISTRY_KEYSTORE_PASSWORD),
-                source.get(DebeziumKafkaOptions.REGISTRY_MAX_RETRIES), source.get(DebeziumKafkaOptions.REGISTRY_TIMEOUT).toMillis()));
+        // The registry the source reads from, with the same options: the generator's settings say it once.
+        ConfluentSchemaRegistry registry = ConfluentSchemaRegistry.fromOptions(source);
         int keyId = registry.register(topic + "-key", DebeziumOrders.keySchema(topic));
         int valueId = registry.register(topic + "-value", DebeziumOrders.valueSchema(topic));
         return new DebeziumOrders(topic, keyId, valueId);

@@ -2,7 +2,7 @@ package io.inlet.source.mysql;
 
 import io.inlet.annotation.PublicEvolving;
 import io.inlet.core.InletValidationException;
-import io.inlet.core.internal.OptionValues;
+import io.inlet.core.util.OptionValues;
 
 import java.util.Locale;
 

@@ -5,7 +5,7 @@ import io.inlet.core.InletStopException;
 import io.inlet.core.event.ChangeEvent;
 import io.inlet.core.event.RowKeys;
 import io.inlet.core.event.SourcePosition;
-import io.inlet.core.internal.SchemaDifference;
+import io.inlet.core.source.SchemaDifference;
 import io.inlet.core.source.SchemaChangeBehavior;
 import io.inlet.core.source.TimePrecisionMode;
 import io.inlet.core.table.TableDescriptor;

@@ -2,7 +2,7 @@ package io.inlet.source.kafka.internal;
 
 import io.inlet.annotation.Internal;
 import io.inlet.core.InletValidationException;
-import io.inlet.core.internal.SchemaDifference;
+import io.inlet.core.source.SchemaDifference;
 import io.inlet.core.source.TimePrecisionMode;
 import io.inlet.core.table.Column;
 import io.inlet.core.table.TableDescriptor;

@@ -6,7 +6,7 @@ import io.inlet.core.event.ChangeEvent;
 import io.inlet.core.event.ChangeEventTypeInfo;
 import io.inlet.core.event.RowKeys;
 import io.inlet.core.event.SourcePosition;
-import io.inlet.core.internal.SchemaDifference;
+import io.inlet.core.source.SchemaDifference;
 import io.inlet.core.source.BadRecordAction;
 import io.inlet.core.source.SchemaChangeBehavior;
 import io.inlet.core.source.TimePrecisionMode;

@@ -1,6 +1,6 @@
-package io.inlet.core.internal;
+package io.inlet.core.source;
 
-import io.inlet.annotation.Internal;
+import io.inlet.annotation.PublicEvolving;
 import io.inlet.core.source.SchemaChangeBehavior;
 
 import org.apache.flink.table.types.logical.LogicalType;
@@ -16,7 +16,7 @@ import java.util.stream.Collectors;
  * schema-change.behavior} means the same for each: which differences it lets through, which stop
  * the job, and what the message says to do.
  */
-@Internal
+@PublicEvolving
 public final class SchemaDifference {
 
     /** What changed. */

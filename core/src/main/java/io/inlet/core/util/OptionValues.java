@@ -1,6 +1,6 @@
-package io.inlet.core.internal;
+package io.inlet.core.util;
 
-import io.inlet.annotation.Internal;
+import io.inlet.annotation.PublicEvolving;
 import io.inlet.core.InletValidationException;
 
 import java.util.Arrays;
@@ -17,7 +17,7 @@ import java.util.stream.Collectors;
  * BadRecordAction a = OptionValues.parse("bad-record.action", "Dead-Letter", BadRecordAction.values(), BadRecordAction::key);
  * }</pre>
  */
-@Internal
+@PublicEvolving
 public final class OptionValues {
 
     private OptionValues() {}
