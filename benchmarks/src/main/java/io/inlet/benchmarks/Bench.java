@@ -31,16 +31,26 @@ import java.util.stream.Collectors;
  *
  * Options: {@code --only} (comma-separated: snapshot-iceberg, snapshot-hudi, binlog-iceberg,
  * kafka-iceberg, kafka-hudi, proxies, scaling, jmh), {@code --rows} (MySQL rows, 1,000,000),
- * {@code --kafka-rows} (5,000,000: start-up hides the steady rate on fewer), {@code --changes} (binlog changes, 200,000), {@code --trials} (3),
+ * {@code --kafka-rows} (5,000,000: start-up hides the steady rate on fewer), {@code --changes} (binlog changes,
+ * 200,000), {@code --trials} (3),
  * {@code --parallelism} (1,2), {@code --checkpoint-ms} (5000), {@code --heap} (2g), {@code --scaling}
- * (100000,1000000,3000000), {@code --scaling-heap} (1g, the heap of the growth runs), {@code --profile} (false; true records each trial with Java Flight
+ * (100000,1000000,3000000), {@code --scaling-heap} (1g, the heap of the growth runs), {@code --profile} (false; true
+ * records each trial with Java Flight
  * Recorder next to its log), {@code --inlet-source} (k=v,k=v: options of Inlet's MySQL source on
- * top of its defaults, to explore settings), {@code --inlet-sink} (k=v,k=v: options of Inlet's Hudi sink), {@code --systems} (inlet,sql: which side of each comparison runs).
+ * top of its defaults, to explore settings), {@code --inlet-sink} (k=v,k=v: options of Inlet's Hudi sink), {@code
+ * --systems} (inlet,sql: which side of each comparison runs).
  */
 public final class Bench {
 
     static final List<String> ALL = List.of(
-            "snapshot-iceberg", "snapshot-hudi", "binlog-iceberg", "kafka-iceberg", "kafka-hudi", "proxies", "scaling", "jmh");
+            "snapshot-iceberg",
+            "snapshot-hudi",
+            "binlog-iceberg",
+            "kafka-iceberg",
+            "kafka-hudi",
+            "proxies",
+            "scaling",
+            "jmh");
 
     private final Map<String, String> opts;
     private final Path out;
@@ -49,7 +59,10 @@ public final class Bench {
 
     private Bench(Map<String, String> opts) throws IOException {
         this.opts = opts;
-        this.out = Path.of("target", "benchmarks", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")))
+        this.out = Path.of(
+                        "target",
+                        "benchmarks",
+                        LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")))
                 .toAbsolutePath();
         Files.createDirectories(out);
     }
@@ -72,7 +85,8 @@ public final class Bench {
         opts.put("systems", "inlet,sql");
         for (int i = 0; i < args.length; i++) {
             if (!args[i].startsWith("--") || i + 1 >= args.length) {
-                throw new IllegalArgumentException("Options are --name value; got '" + args[i] + "'. See Bench's Javadoc.");
+                throw new IllegalArgumentException(
+                        "Options are --name value; got '" + args[i] + "'. See Bench's Javadoc.");
             }
             String key = args[i].substring(2);
             if (!opts.containsKey(key)) {
@@ -88,7 +102,8 @@ public final class Bench {
     }
 
     static void log(String message) {
-        System.err.println("[bench " + LocalDateTime.now().format(DateTimeFormatter.ofPattern("HH:mm:ss")) + "] " + message);
+        System.err.println(
+                "[bench " + LocalDateTime.now().format(DateTimeFormatter.ofPattern("HH:mm:ss")) + "] " + message);
     }
 
     private void run(Services services) throws Exception {
@@ -141,7 +156,8 @@ public final class Bench {
     }
 
     /** Inlet and SQL alternating, {@code trials} times each, at each parallelism. */
-    private void compare(Services services, String scenario, long rows, Map<String, String> base, String table, boolean copyPerTrial)
+    private void compare(
+            Services services, String scenario, long rows, Map<String, String> base, String table, boolean copyPerTrial)
             throws Exception {
         int trials = Integer.parseInt(opts.get("trials"));
         for (String p : opts.get("parallelism").split(",")) {
@@ -156,7 +172,9 @@ public final class Bench {
                     Map<String, String> args = new LinkedHashMap<>(base);
                     String copy = null;
                     if (table != null) {
-                        args.put("mysql-table", copyPerTrial ? (copy = services.copyOf(table, "binlog_" + (trialNo + 1))) : table);
+                        args.put(
+                                "mysql-table",
+                                copyPerTrial ? (copy = services.copyOf(table, "binlog_" + (trialNo + 1))) : table);
                     }
                     args.put("changes", opts.get("changes"));
                     Result r = trial(scenario, system, rows, parallelism, args);
@@ -179,14 +197,23 @@ public final class Bench {
     static Result snapshotPhase(Result binlog) {
         Result r = new Result();
         binlog.values.forEach((k, v) -> {
-            if (!k.startsWith("binlog") && !k.startsWith("latency") && !k.startsWith("snapshot") && !k.equals("changes")
-                    && !k.equals("peakHeapMb") && !k.equals("gcMs") && !k.equals("cpuMs") && !k.equals("verified")) {
+            if (!k.startsWith("binlog")
+                    && !k.startsWith("latency")
+                    && !k.startsWith("snapshot")
+                    && !k.equals("changes")
+                    && !k.equals("peakHeapMb")
+                    && !k.equals("gcMs")
+                    && !k.equals("cpuMs")
+                    && !k.equals("verified")) {
                 r.put(k, v);
             }
         });
-        return r.put("scenario", "snapshot-iceberg").put("peakHeapMb", binlog.values.get("snapshotPeakHeapMb"))
-                .put("gcMs", binlog.values.get("snapshotGcMs")).put("cpuMs", binlog.values.get("snapshotCpuMs"))
-                .put("verified", binlog.values.get("snapshotVerified")).put("fromBinlogTrial", true);
+        return r.put("scenario", "snapshot-iceberg")
+                .put("peakHeapMb", binlog.values.get("snapshotPeakHeapMb"))
+                .put("gcMs", binlog.values.get("snapshotGcMs"))
+                .put("cpuMs", binlog.values.get("snapshotCpuMs"))
+                .put("verified", binlog.values.get("snapshotVerified"))
+                .put("fromBinlogTrial", true);
     }
 
     private void proxies(Services services, long rows, long kafkaRows) throws Exception {
@@ -201,11 +228,13 @@ public final class Bench {
     }
 
     /** One trial in a fresh JVM with the benchmark's heap. */
-    private Result trial(String scenario, String system, long rows, int parallelism, Map<String, String> extra) throws Exception {
+    private Result trial(String scenario, String system, long rows, int parallelism, Map<String, String> extra)
+            throws Exception {
         return trial(scenario, system, rows, parallelism, extra, opts.get("heap"));
     }
 
-    private Result trial(String scenario, String system, long rows, int parallelism, Map<String, String> extra, String heap)
+    private Result trial(
+            String scenario, String system, long rows, int parallelism, Map<String, String> extra, String heap)
             throws Exception {
         trialNo++;
         String name = String.format(Locale.ROOT, "%03d-%s-%s-p%d", trialNo, scenario, system, parallelism);
@@ -248,22 +277,41 @@ public final class Bench {
         args.forEach((k, v) -> cmd.add(k + "=" + v));
         Path logFile = out.resolve(name + ".log");
         log("Trial " + name + " ...");
-        Process proc = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(logFile.toFile()).start();
+        Process proc = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(logFile.toFile())
+                .start();
         if (!proc.waitFor(45, TimeUnit.MINUTES)) {
             proc.destroyForcibly();
         }
         List<String> lines = Files.readAllLines(logFile, StandardCharsets.UTF_8);
         Result r = Result.last(lines);
         if (r == null) {
-            String tail = lines.subList(Math.max(0, lines.size() - 15), lines.size()).stream().collect(Collectors.joining("\n"));
+            String tail = lines.subList(Math.max(0, lines.size() - 15), lines.size()).stream()
+                    .collect(Collectors.joining("\n"));
             log("Trial " + name + " failed (exit " + (proc.isAlive() ? "timeout" : proc.exitValue()) + "):\n" + tail);
-            r = new Result().put("scenario", scenario).put("system", system).put("rows", rows).put("parallelism", parallelism)
+            r = new Result()
+                    .put("scenario", scenario)
+                    .put("system", system)
+                    .put("rows", rows)
+                    .put("parallelism", parallelism)
                     .put("error", "see " + logFile);
         } else {
-            log(String.format(Locale.ROOT, "Trial %s: %.0f rows/s%s, peak heap %s MB, verified %s", name, r.number("rowsPerSec"),
-                    Double.isNaN(r.number("binlogRowsPerSec")) ? "" : String.format(Locale.ROOT, ", binlog %.0f rows/s, latency p50 %.0f ms p99 %.0f ms",
-                            r.number("binlogRowsPerSec"), r.number("latencyP50Ms"), r.number("latencyP99Ms")),
-                    r.text("peakHeapMb"), r.text("verified")));
+            log(String.format(
+                    Locale.ROOT,
+                    "Trial %s: %.0f rows/s%s, peak heap %s MB, verified %s",
+                    name,
+                    r.number("rowsPerSec"),
+                    Double.isNaN(r.number("binlogRowsPerSec"))
+                            ? ""
+                            : String.format(
+                                    Locale.ROOT,
+                                    ", binlog %.0f rows/s, latency p50 %.0f ms p99 %.0f ms",
+                                    r.number("binlogRowsPerSec"),
+                                    r.number("latencyP50Ms"),
+                                    r.number("latencyP99Ms")),
+                    r.text("peakHeapMb"),
+                    r.text("verified")));
             deleteData(work);
         }
         writePartial(r);

@@ -22,25 +22,28 @@ final class Measure implements AutoCloseable {
     private volatile boolean running = true;
 
     private Measure() {
-        heapPools = ManagementFactory.getMemoryPoolMXBeans().stream().filter(p -> p.getType() == MemoryType.HEAP).collect(
-                java.util.stream.Collectors.toList());
+        heapPools = ManagementFactory.getMemoryPoolMXBeans().stream()
+                .filter(p -> p.getType() == MemoryType.HEAP)
+                .collect(java.util.stream.Collectors.toList());
         gcStartMs = gcMillis();
         cpuStartNs = cpuNanos();
         wallStartMs = System.currentTimeMillis();
-        sampler = new Thread(() -> {
-            while (running) {
-                long used = 0;
-                for (MemoryPoolMXBean p : heapPools) {
-                    used += p.getUsage().getUsed();
-                }
-                peakHeap.accumulateAndGet(used, Math::max);
-                try {
-                    Thread.sleep(20); // sampling interval of the heap
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        }, "heap-sampler");
+        sampler = new Thread(
+                () -> {
+                    while (running) {
+                        long used = 0;
+                        for (MemoryPoolMXBean p : heapPools) {
+                            used += p.getUsage().getUsed();
+                        }
+                        peakHeap.accumulateAndGet(used, Math::max);
+                        try {
+                            Thread.sleep(20); // sampling interval of the heap
+                        } catch (InterruptedException e) {
+                            return;
+                        }
+                    }
+                },
+                "heap-sampler");
         sampler.setDaemon(true);
         sampler.start();
     }

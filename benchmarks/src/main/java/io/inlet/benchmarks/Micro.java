@@ -15,8 +15,8 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.List;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -27,9 +27,12 @@ final class Micro {
 
     static String run(Services services, Path out) throws Exception {
         String topic = "micro.shop.orders";
-        int keyId = services.registry().register(topic + "-key", DebeziumOrders.keySchema(topic).toString());
-        int valueId = services.registry().register(topic + "-value", DebeziumOrders.valueSchema(topic).toString());
-        int smallId = services.registry().register("micro-small-value", Samples.smallSchema().toString());
+        int keyId = services.registry()
+                .register(topic + "-key", DebeziumOrders.keySchema(topic).toString());
+        int valueId = services.registry()
+                .register(topic + "-value", DebeziumOrders.valueSchema(topic).toString());
+        int smallId = services.registry()
+                .register("micro-small-value", Samples.smallSchema().toString());
         ChainedOptionsBuilder opts = new OptionsBuilder()
                 .include(DecoderBench.class.getName())
                 .include(SerializerBench.class.getName())
@@ -42,8 +45,12 @@ final class Micro {
         Map<String, double[]> scores = new LinkedHashMap<>();
         for (RunResult r : results) {
             String label = r.getParams().getBenchmark().replaceAll(".*\\.", "")
-                    + (r.getParams().getParam("shape") == null ? "" : "/" + r.getParams().getParam("shape"));
-            scores.put(label, new double[] {r.getPrimaryResult().getScore(), r.getPrimaryResult().getScoreError()});
+                    + (r.getParams().getParam("shape") == null
+                            ? ""
+                            : "/" + r.getParams().getParam("shape"));
+            scores.put(label, new double[] {
+                r.getPrimaryResult().getScore(), r.getPrimaryResult().getScoreError()
+            });
         }
         return table(scores);
     }
@@ -57,20 +64,28 @@ final class Micro {
             Map<?, ?> metric = (Map<?, ?>) run.get("primaryMetric");
             String label = String.valueOf(run.get("benchmark")).replaceAll(".*\\.", "")
                     + (params == null || params.get("shape") == null ? "" : "/" + params.get("shape"));
-            scores.put(label, new double[] {((Number) metric.get("score")).doubleValue(), ((Number) metric.get("scoreError")).doubleValue()});
+            scores.put(label, new double[] {
+                ((Number) metric.get("score")).doubleValue(), ((Number) metric.get("scoreError")).doubleValue()
+            });
         }
         return scores;
     }
 
     static String table(Map<String, double[]> scores) {
-        StringBuilder sb = new StringBuilder("\n## JMH (one JVM fork, 3 × 2 s warm-up, 5 × 2 s measured; ops/s ± 99.9% error)\n\n");
+        StringBuilder sb = new StringBuilder(
+                "\n## JMH (one JVM fork, 3 × 2 s warm-up, 5 × 2 s measured; ops/s ± 99.9% error)\n\n");
         sb.append("| benchmark | Inlet ops/s | other ops/s | Inlet / other |\n|---|---|---|---|\n");
         for (String shape : new String[] {"envelope", "small"}) {
             double[] i = scores.get("inlet/" + shape);
             double[] f = scores.get("flink/" + shape);
             if (i != null && f != null) {
-                sb.append(row("decoder vs Flink's debezium-avro-confluent, " + (shape.equals("envelope")
-                        ? "full Debezium envelopes (with the source block)" : "small envelopes (before, after, op: what Flink's format writes)"), i, f));
+                sb.append(row(
+                        "decoder vs Flink's debezium-avro-confluent, "
+                                + (shape.equals("envelope")
+                                        ? "full Debezium envelopes (with the source block)"
+                                        : "small envelopes (before, after, op: what Flink's format writes)"),
+                        i,
+                        f));
             }
         }
         double[] si = scores.get("inlet");
@@ -82,7 +97,9 @@ final class Micro {
     }
 
     private static String[] jvmArgs(Services services, String topic, int keyId, int valueId, int smallId) {
-        List<String> args = new ArrayList<>(List.of("-Xmx1g", "-Dlog4j.configurationFile=bench-log4j2.properties",
+        List<String> args = new ArrayList<>(List.of(
+                "-Xmx1g",
+                "-Dlog4j.configurationFile=bench-log4j2.properties",
                 "-D" + Samples.REGISTRY + "=" + services.registry().ccompatUrl(),
                 "-D" + Samples.ENVELOPE_TOPIC + "=" + topic,
                 "-D" + Samples.ENVELOPE_IDS + "=" + keyId + "," + valueId,
@@ -96,7 +113,14 @@ final class Micro {
     }
 
     private static String row(String name, double[] inlet, double[] other) {
-        return String.format(Locale.ROOT, "| %s | %s ± %s | %s ± %s | %.2fx |%n", name, Report.fmt(inlet[0]), Report.fmt(inlet[1]),
-                Report.fmt(other[0]), Report.fmt(other[1]), inlet[0] / other[0]);
+        return String.format(
+                Locale.ROOT,
+                "| %s | %s ± %s | %s ± %s | %.2fx |%n",
+                name,
+                Report.fmt(inlet[0]),
+                Report.fmt(inlet[1]),
+                Report.fmt(other[0]),
+                Report.fmt(other[1]),
+                inlet[0] / other[0]);
     }
 }

@@ -15,25 +15,40 @@ final class Report {
 
     static String render(List<Result> results, Map<String, String> opts) {
         StringBuilder sb = new StringBuilder();
-        sb.append("## Inlet vs hand-written Flink SQL (").append(opts.get("trials")).append(" trials each, alternating; checkpoints every ")
-                .append(opts.get("checkpoint-ms")).append(" ms; heap ").append(opts.get("heap")).append(" per trial JVM)\n\n");
+        sb.append("## Inlet vs hand-written Flink SQL (")
+                .append(opts.get("trials"))
+                .append(" trials each, alternating; checkpoints every ")
+                .append(opts.get("checkpoint-ms"))
+                .append(" ms; heap ")
+                .append(opts.get("heap"))
+                .append(" per trial JVM)\n\n");
         for (String side : new String[] {"inlet-source", "inlet-sink"}) {
             if (!opts.get(side).isEmpty()) {
-                sb.append("Inlet ran with --").append(side).append(' ').append(opts.get(side)).append(" on top of its defaults.\n\n");
+                sb.append("Inlet ran with --")
+                        .append(side)
+                        .append(' ')
+                        .append(opts.get(side))
+                        .append(" on top of its defaults.\n\n");
             }
         }
-        sb.append("| benchmark | rows | p | Inlet rows/s (spread) | SQL rows/s (spread) | Inlet / SQL | Inlet steady | SQL steady | steady ratio |"
-                + " Inlet peak heap MB | SQL peak heap MB | Inlet GC ms | SQL GC ms | Inlet CPU s | SQL CPU s | verified |\n");
+        sb.append("| benchmark | rows | p | Inlet rows/s (spread) | SQL rows/s (spread) | Inlet /"
+                + " SQL | Inlet steady | SQL steady | steady ratio |"
+                + " Inlet peak heap MB | SQL peak heap MB | Inlet GC ms | SQL GC ms | Inlet CPU s"
+                + " | SQL CPU s | verified |\n");
         sb.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         Map<String, List<Result>> groups = new LinkedHashMap<>();
         for (Result r : results) {
             if (r.text("scenario").startsWith("proxy") || Boolean.TRUE.equals(r.values.get("scaling"))) {
                 continue;
             }
-            groups.computeIfAbsent(r.text("scenario") + "|" + r.text("rows") + "|" + r.text("parallelism"), k -> new ArrayList<>()).add(r);
+            groups.computeIfAbsent(
+                            r.text("scenario") + "|" + r.text("rows") + "|" + r.text("parallelism"),
+                            k -> new ArrayList<>())
+                    .add(r);
         }
         List<Map.Entry<String, List<Result>>> ordered = new ArrayList<>(groups.entrySet());
-        ordered.sort(Comparator.comparingInt((Map.Entry<String, List<Result>> g) -> Bench.ALL.indexOf(g.getKey().split("\\|")[0]))
+        ordered.sort(Comparator.comparingInt((Map.Entry<String, List<Result>> g) ->
+                        Bench.ALL.indexOf(g.getKey().split("\\|")[0]))
                 .thenComparingInt(g -> Integer.parseInt(g.getKey().split("\\|")[2])));
         for (Map.Entry<String, List<Result>> g : ordered) {
             String[] key = g.getKey().split("\\|");
@@ -46,51 +61,122 @@ final class Report {
             // A binlog trial's steady rate is its snapshot's (reported in the snapshot rows).
             double si = binlog ? Double.NaN : median(inlet, "steadyRowsPerSec");
             double ss = binlog ? Double.NaN : median(sql, "steadyRowsPerSec");
-            sb.append("| ").append(key[0]).append(" | ").append(fmt(Double.parseDouble(key[1]))).append(" | ").append(key[2])
-                    .append(" | ").append(fmt(mi)).append(spread(inlet, metric))
-                    .append(" | ").append(fmt(ms)).append(spread(sql, metric))
-                    .append(" | ").append(ratio(mi, ms))
-                    .append(" | ").append(fmt(si)).append(" | ").append(fmt(ss)).append(" | ").append(ratio(si, ss))
-                    .append(" | ").append(fmt(median(inlet, "peakHeapMb"))).append(" | ").append(fmt(median(sql, "peakHeapMb")))
-                    .append(" | ").append(fmt(median(inlet, "gcMs"))).append(" | ").append(fmt(median(sql, "gcMs")))
-                    .append(" | ").append(fmtSec(median(inlet, "cpuMs"))).append(" | ").append(fmtSec(median(sql, "cpuMs")))
-                    .append(" | ").append(verified(g.getValue())).append(" |\n");
+            sb.append("| ")
+                    .append(key[0])
+                    .append(" | ")
+                    .append(fmt(Double.parseDouble(key[1])))
+                    .append(" | ")
+                    .append(key[2])
+                    .append(" | ")
+                    .append(fmt(mi))
+                    .append(spread(inlet, metric))
+                    .append(" | ")
+                    .append(fmt(ms))
+                    .append(spread(sql, metric))
+                    .append(" | ")
+                    .append(ratio(mi, ms))
+                    .append(" | ")
+                    .append(fmt(si))
+                    .append(" | ")
+                    .append(fmt(ss))
+                    .append(" | ")
+                    .append(ratio(si, ss))
+                    .append(" | ")
+                    .append(fmt(median(inlet, "peakHeapMb")))
+                    .append(" | ")
+                    .append(fmt(median(sql, "peakHeapMb")))
+                    .append(" | ")
+                    .append(fmt(median(inlet, "gcMs")))
+                    .append(" | ")
+                    .append(fmt(median(sql, "gcMs")))
+                    .append(" | ")
+                    .append(fmtSec(median(inlet, "cpuMs")))
+                    .append(" | ")
+                    .append(fmtSec(median(sql, "cpuMs")))
+                    .append(" | ")
+                    .append(verified(g.getValue()))
+                    .append(" |\n");
         }
         if (results.stream().anyMatch(r -> Boolean.TRUE.equals(r.values.get("fromBinlogTrial")))) {
-            sb.append("\nThe snapshot-iceberg rows are the first phase of the binlog-iceberg trials (a fresh copy of the table each).\n");
+            sb.append("\nThe snapshot-iceberg rows are the first phase of the binlog-iceberg trials (a"
+                    + " fresh copy of the table each).\n");
         }
-        List<Result> binlog = results.stream().filter(r -> r.text("scenario").startsWith("binlog")).collect(Collectors.toList());
+        List<Result> binlog = results.stream()
+                .filter(r -> r.text("scenario").startsWith("binlog"))
+                .collect(Collectors.toList());
         if (!binlog.isEmpty()) {
-            sb.append("\nBinlog phase latency, MySQL commit to readable in Iceberg (median over trials of each trial's p50 / p99):\n\n");
+            sb.append("\nBinlog phase latency, MySQL commit to readable in Iceberg (median over trials"
+                    + " of each trial's p50 / p99):\n\n");
             sb.append("| p | Inlet p50 ms | Inlet p99 ms | SQL p50 ms | SQL p99 ms |\n|---|---|---|---|---|\n");
-            Map<String, List<Result>> byP = binlog.stream().collect(Collectors.groupingBy(r -> r.text("parallelism"), LinkedHashMap::new, Collectors.toList()));
-            byP.forEach((p, rs) -> sb.append("| ").append(p).append(" | ")
-                    .append(fmt(median(of(rs, "inlet"), "latencyP50Ms"))).append(" | ").append(fmt(median(of(rs, "inlet"), "latencyP99Ms"))).append(" | ")
-                    .append(fmt(median(of(rs, "sql"), "latencyP50Ms"))).append(" | ").append(fmt(median(of(rs, "sql"), "latencyP99Ms"))).append(" |\n"));
+            Map<String, List<Result>> byP = binlog.stream()
+                    .collect(
+                            Collectors.groupingBy(r -> r.text("parallelism"), LinkedHashMap::new, Collectors.toList()));
+            byP.forEach((p, rs) -> sb.append("| ")
+                    .append(p)
+                    .append(" | ")
+                    .append(fmt(median(of(rs, "inlet"), "latencyP50Ms")))
+                    .append(" | ")
+                    .append(fmt(median(of(rs, "inlet"), "latencyP99Ms")))
+                    .append(" | ")
+                    .append(fmt(median(of(rs, "sql"), "latencyP50Ms")))
+                    .append(" | ")
+                    .append(fmt(median(of(rs, "sql"), "latencyP99Ms")))
+                    .append(" |\n"));
         }
-        List<Result> proxies = results.stream().filter(r -> r.text("scenario").startsWith("proxy")).collect(Collectors.toList());
+        List<Result> proxies = results.stream()
+                .filter(r -> r.text("scenario").startsWith("proxy"))
+                .collect(Collectors.toList());
         if (!proxies.isEmpty()) {
-            sb.append("\nPhysical-limit proxies (one thread each):\n\n| proxy | rows | rows/s (spread) | peak heap MB |\n|---|---|---|---|\n");
-            Map<String, List<Result>> byName = proxies.stream().collect(Collectors.groupingBy(r -> r.text("scenario"), LinkedHashMap::new, Collectors.toList()));
-            byName.forEach((name, rs) -> sb.append("| ").append(name).append(" | ").append(fmt(rs.get(0).number("rows"))).append(" | ")
-                    .append(fmt(median(rs, "rowsPerSec"))).append(spread(rs, "rowsPerSec")).append(" | ")
-                    .append(fmt(median(rs, "peakHeapMb"))).append(" |\n"));
+            sb.append("\nPhysical-limit proxies (one thread each):\n\n| proxy | rows | rows/s (spread)"
+                    + " | peak heap MB |\n|---|---|---|---|\n");
+            Map<String, List<Result>> byName = proxies.stream()
+                    .collect(Collectors.groupingBy(r -> r.text("scenario"), LinkedHashMap::new, Collectors.toList()));
+            byName.forEach((name, rs) -> sb.append("| ")
+                    .append(name)
+                    .append(" | ")
+                    .append(fmt(rs.get(0).number("rows")))
+                    .append(" | ")
+                    .append(fmt(median(rs, "rowsPerSec")))
+                    .append(spread(rs, "rowsPerSec"))
+                    .append(" | ")
+                    .append(fmt(median(rs, "peakHeapMb")))
+                    .append(" |\n"));
         }
-        List<Result> scaling = results.stream().filter(r -> Boolean.TRUE.equals(r.values.get("scaling")))
-                .sorted(Comparator.comparingDouble(r -> r.number("rows"))).collect(Collectors.toList());
+        List<Result> scaling = results.stream()
+                .filter(r -> Boolean.TRUE.equals(r.values.get("scaling")))
+                .sorted(Comparator.comparingDouble(r -> r.number("rows")))
+                .collect(Collectors.toList());
         if (!scaling.isEmpty()) {
-            sb.append("\nGrowth with rows (Inlet, MySQL snapshot into Iceberg, p = 1, heap ").append(opts.get("scaling-heap")).append("):\n\n| rows | seconds | rows/s | peak heap MB | GC ms | s per 100k rows |\n|---|---|---|---|---|---|\n");
+            sb.append("\nGrowth with rows (Inlet, MySQL snapshot into Iceberg, p = 1, heap ")
+                    .append(opts.get("scaling-heap"))
+                    .append("):\n\n| rows | seconds | rows/s | peak heap MB | GC ms | s per 100k rows"
+                            + " |\n|---|---|---|---|---|---|\n");
             for (Result r : scaling) {
-                sb.append("| ").append(fmt(r.number("rows"))).append(" | ").append(String.format(Locale.ROOT, "%.1f", r.number("seconds")))
-                        .append(" | ").append(fmt(r.number("rowsPerSec"))).append(" | ").append(fmt(r.number("peakHeapMb")))
-                        .append(" | ").append(fmt(r.number("gcMs"))).append(" | ")
-                        .append(String.format(Locale.ROOT, "%.2f", r.number("seconds") / (r.number("rows") / 100_000))).append(" |\n");
+                sb.append("| ")
+                        .append(fmt(r.number("rows")))
+                        .append(" | ")
+                        .append(String.format(Locale.ROOT, "%.1f", r.number("seconds")))
+                        .append(" | ")
+                        .append(fmt(r.number("rowsPerSec")))
+                        .append(" | ")
+                        .append(fmt(r.number("peakHeapMb")))
+                        .append(" | ")
+                        .append(fmt(r.number("gcMs")))
+                        .append(" | ")
+                        .append(String.format(Locale.ROOT, "%.2f", r.number("seconds") / (r.number("rows") / 100_000)))
+                        .append(" |\n");
             }
         }
-        long failed = results.stream().filter(r -> r.values.containsKey("error")).count();
+        long failed =
+                results.stream().filter(r -> r.values.containsKey("error")).count();
         if (failed > 0) {
-            sb.append("\n").append(failed).append(" trial(s) failed: ")
-                    .append(results.stream().filter(r -> r.values.containsKey("error")).map(r -> r.text("error")).collect(Collectors.joining(", ")))
+            sb.append("\n")
+                    .append(failed)
+                    .append(" trial(s) failed: ")
+                    .append(results.stream()
+                            .filter(r -> r.values.containsKey("error"))
+                            .map(r -> r.text("error"))
+                            .collect(Collectors.joining(", ")))
                     .append("\n");
         }
         return sb.toString();
@@ -105,15 +191,19 @@ final class Report {
         java.nio.file.Path dir = java.nio.file.Path.of(args[0]);
         List<java.nio.file.Path> logs;
         try (var s = java.nio.file.Files.list(dir)) {
-            logs = s.filter(p -> p.getFileName().toString().matches("\\d{3}-.*\\.log")).sorted().collect(Collectors.toList());
+            logs = s.filter(p -> p.getFileName().toString().matches("\\d{3}-.*\\.log"))
+                    .sorted()
+                    .collect(Collectors.toList());
         }
-        boolean binlogRun = logs.stream().anyMatch(p -> p.getFileName().toString().contains("-binlog-iceberg-"));
+        boolean binlogRun =
+                logs.stream().anyMatch(p -> p.getFileName().toString().contains("-binlog-iceberg-"));
         List<Result> results = new ArrayList<>();
         for (java.nio.file.Path log : logs) {
             String name = log.getFileName().toString();
             Result r = Result.last(java.nio.file.Files.readAllLines(log));
             if (r == null) {
-                results.add(new Result().put("scenario", name.split("-", 2)[1].replaceAll("-(inlet|sql|proxy)-p\\d\\.log$", ""))
+                results.add(new Result()
+                        .put("scenario", name.split("-", 2)[1].replaceAll("-(inlet|sql|proxy)-p\\d\\.log$", ""))
                         .put("error", "see " + log));
                 continue;
             }
@@ -141,11 +231,17 @@ final class Report {
     }
 
     private static List<Result> of(List<Result> rs, String system) {
-        return rs.stream().filter(r -> system.equals(r.text("system")) && !r.values.containsKey("error")).collect(Collectors.toList());
+        return rs.stream()
+                .filter(r -> system.equals(r.text("system")) && !r.values.containsKey("error"))
+                .collect(Collectors.toList());
     }
 
     static double median(List<Result> rs, String metric) {
-        List<Double> v = rs.stream().map(r -> r.number(metric)).filter(d -> !Double.isNaN(d)).sorted().collect(Collectors.toList());
+        List<Double> v = rs.stream()
+                .map(r -> r.number(metric))
+                .filter(d -> !Double.isNaN(d))
+                .sorted()
+                .collect(Collectors.toList());
         if (v.isEmpty()) {
             return Double.NaN;
         }
@@ -155,7 +251,11 @@ final class Report {
 
     /** (max - min) / median, the trials' spread. */
     private static String spread(List<Result> rs, String metric) {
-        List<Double> v = rs.stream().map(r -> r.number(metric)).filter(d -> !Double.isNaN(d)).sorted().collect(Collectors.toList());
+        List<Double> v = rs.stream()
+                .map(r -> r.number(metric))
+                .filter(d -> !Double.isNaN(d))
+                .sorted()
+                .collect(Collectors.toList());
         if (v.size() < 2) {
             return "";
         }
@@ -182,7 +282,9 @@ final class Report {
     }
 
     private static String verified(List<Result> rs) {
-        long ok = rs.stream().filter(r -> Boolean.TRUE.equals(r.values.get("verified"))).count();
+        long ok = rs.stream()
+                .filter(r -> Boolean.TRUE.equals(r.values.get("verified")))
+                .count();
         return ok + "/" + rs.size();
     }
 }

@@ -35,7 +35,10 @@ final class Result {
             }
             sb.append(MiniJson.quote(k)).append(": ");
             if (v instanceof Number || v instanceof Boolean) {
-                sb.append(v instanceof Double && (((Double) v).isNaN() || ((Double) v).isInfinite()) ? "null" : v.toString());
+                sb.append(
+                        v instanceof Double && (((Double) v).isNaN() || ((Double) v).isInfinite())
+                                ? "null"
+                                : v.toString());
             } else {
                 sb.append(v == null ? "null" : MiniJson.quote(String.valueOf(v)));
             }
@@ -45,7 +48,11 @@ final class Result {
 
     /** The last result line of a trial's output, or null when the trial printed none (it failed). */
     static Result last(java.util.List<String> lines) {
-        return lines.stream().filter(l -> l.startsWith(PREFIX)).reduce((x, y) -> y).map(Result::parse).orElse(null);
+        return lines.stream()
+                .filter(l -> l.startsWith(PREFIX))
+                .reduce((x, y) -> y)
+                .map(Result::parse)
+                .orElse(null);
     }
 
     static Result parse(String line) {

@@ -66,29 +66,34 @@ final class Services implements AutoCloseable {
      */
     String ordersTable(long rows) throws Exception {
         String table = "orders_" + rows;
-        try (Connection c = mysql().connection(DB); Statement s = c.createStatement()) {
-            try (ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = '" + DB
-                    + "' AND table_name = '" + table + "'")) {
+        try (Connection c = mysql().connection(DB);
+                Statement s = c.createStatement()) {
+            try (ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = '"
+                    + DB + "' AND table_name = '" + table + "'")) {
                 rs.next();
                 if (rs.getLong(1) > 0) {
                     return table;
                 }
             }
-            s.execute("CREATE TABLE " + table + " (id BIGINT NOT NULL PRIMARY KEY, customer_id INT NOT NULL, quantity INT NOT NULL,"
-                    + " amount DECIMAL(10,2) NOT NULL, status VARCHAR(20) NOT NULL, note VARCHAR(100), updated_at DATETIME(3) NOT NULL,"
+            s.execute("CREATE TABLE " + table
+                    + " (id BIGINT NOT NULL PRIMARY KEY, customer_id INT NOT NULL, quantity INT NOT NULL,"
+                    + " amount DECIMAL(10,2) NOT NULL, status VARCHAR(20) NOT NULL, note VARCHAR(100),"
+                    + " updated_at DATETIME(3) NOT NULL,"
                     + " version INT NOT NULL DEFAULT 0)");
             long t0 = System.nanoTime();
             s.execute("INSERT INTO " + table + " SELECT seq, seq % 100000, 1 + seq % 7, (seq % 100000) + 0.99,"
                     + " ELT(1 + seq % 4, 'new', 'paid', 'shipped', 'cancelled'), CONCAT('order note ', seq),"
                     + " TIMESTAMP('2025-01-01 00:00:00.000') + INTERVAL seq SECOND, 0 FROM seq_1_to_" + rows);
-            Bench.log("Loaded " + rows + " rows into MySQL " + DB + "." + table + " in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
+            Bench.log("Loaded " + rows + " rows into MySQL " + DB + "." + table + " in "
+                    + (System.nanoTime() - t0) / 1_000_000 + " ms");
         }
         return table;
     }
 
     /** A fresh copy of a loaded table, for trials that change it. */
     String copyOf(String table, String name) throws Exception {
-        try (Connection c = mysql().connection(DB); Statement s = c.createStatement()) {
+        try (Connection c = mysql().connection(DB);
+                Statement s = c.createStatement()) {
             s.execute("DROP TABLE IF EXISTS " + name);
             s.execute("CREATE TABLE " + name + " LIKE " + table);
             s.execute("INSERT INTO " + name + " SELECT * FROM " + table);
@@ -97,7 +102,8 @@ final class Services implements AutoCloseable {
     }
 
     void drop(String table) throws Exception {
-        try (Connection c = mysql().connection(DB); Statement s = c.createStatement()) {
+        try (Connection c = mysql().connection(DB);
+                Statement s = c.createStatement()) {
             s.execute("DROP TABLE IF EXISTS " + table);
         }
     }
@@ -114,8 +120,10 @@ final class Services implements AutoCloseable {
         }
         String topic = "bench" + rows + ".shop.orders";
         kafka().createTopics(2, topic);
-        int keyId = registry().register(topic + "-key", DebeziumOrders.keySchema(topic).toString());
-        int valueId = registry().register(topic + "-value", DebeziumOrders.valueSchema(topic).toString());
+        int keyId = registry()
+                .register(topic + "-key", DebeziumOrders.keySchema(topic).toString());
+        int valueId = registry()
+                .register(topic + "-value", DebeziumOrders.valueSchema(topic).toString());
         DebeziumOrders orders = new DebeziumOrders(topic, keyId, valueId);
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka().bootstrapServers());
@@ -123,14 +131,16 @@ final class Services implements AutoCloseable {
         p.put(ProducerConfig.BATCH_SIZE_CONFIG, String.valueOf(512 * 1024));
         p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none");
         long t0 = System.nanoTime();
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (long n = 0; n < rows; n++) {
                 byte[][] kv = orders.encode(n);
                 producer.send(new ProducerRecord<>(topic, kv[0], kv[1]));
             }
             producer.flush();
         }
-        Bench.log("Produced " + rows + " Debezium messages to " + topic + " in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
+        Bench.log("Produced " + rows + " Debezium messages to " + topic + " in " + (System.nanoTime() - t0) / 1_000_000
+                + " ms");
         topics.put(rows, topic);
         return topic;
     }

@@ -94,7 +94,11 @@ public final class Trial {
         Files.createDirectories(work);
         String scenario = a.get("scenario");
         String system = a.get("system");
-        Result r = new Result().put("scenario", scenario).put("system", system).put("rows", rows).put("parallelism", parallelism);
+        Result r = new Result()
+                .put("scenario", scenario)
+                .put("system", system)
+                .put("rows", rows)
+                .put("parallelism", parallelism);
         switch (scenario) {
             case "snapshot-iceberg":
                 return snapshotIceberg(system, r, false);
@@ -119,12 +123,14 @@ public final class Trial {
 
     // ---------------------------------------------------------------- MySQL into Iceberg
 
-    private static final String ORDERS_SQL_COLUMNS = "id BIGINT NOT NULL, customer_id INT, quantity INT, amount DECIMAL(10, 2),"
-            + " status STRING, note STRING, updated_at TIMESTAMP(3), version INT";
+    private static final String ORDERS_SQL_COLUMNS =
+            "id BIGINT NOT NULL, customer_id INT, quantity INT, amount DECIMAL(10, 2),"
+                    + " status STRING, note STRING, updated_at TIMESTAMP(3), version INT";
 
     private String mysqlSourceDdl(String table) {
         return "CREATE TABLE src (" + ORDERS_SQL_COLUMNS + ", PRIMARY KEY (id) NOT ENFORCED) WITH ("
-                + "'connector' = 'mysql-cdc', 'hostname' = '" + a.get("mysql-host") + "', 'port' = '" + a.get("mysql-port") + "',"
+                + "'connector' = 'mysql-cdc', 'hostname' = '" + a.get("mysql-host") + "', 'port' = '"
+                + a.get("mysql-port") + "',"
                 + " 'username' = '" + a.get("mysql-user") + "', 'password' = '" + a.get("mysql-password") + "',"
                 + " 'database-name' = '" + a.get("mysql-db") + "', 'table-name' = '" + table + "',"
                 + " 'server-id' = '" + serverIds() + "', 'server-time-zone' = 'UTC')";
@@ -134,7 +140,10 @@ public final class Trial {
         return "5400-" + (5400 + Math.max(parallelism, 2) - 1);
     }
 
-    /** Inlet's source through its SPI factory, with the defaults users get, unless the runner passes inlet-source.* options. */
+    /**
+     * Inlet's source through its SPI factory, with the defaults users get, unless the runner passes inlet-source.*
+     * options.
+     */
     private io.inlet.core.spi.ChangeSource inletMySql(String table) {
         Map<String, String> options = new HashMap<>();
         options.put("hostname", a.get("mysql-host"));
@@ -155,7 +164,8 @@ public final class Trial {
 
     /** Inlet's Hudi sink with the defaults users get, plus inlet-sink.* options when the runner passes them. */
     private HudiSink hudiSink(Path base) {
-        HudiSink.Builder b = HudiSink.builder().path(base.toUri().toString()).option("hoodie.embed.timeline.server", "false");
+        HudiSink.Builder b =
+                HudiSink.builder().path(base.toUri().toString()).option("hoodie.embed.timeline.server", "false");
         a.forEach((k, v) -> {
             if (k.startsWith("inlet-sink.")) {
                 b.option(k.substring("inlet-sink.".length()), v);
@@ -169,7 +179,8 @@ public final class Trial {
         env.enableCheckpointing(checkpointMs);
         // As on a cluster with state.checkpoints.dir: the JobManager's in-memory default takes at most
         // 5 MB per state, which Hudi's key index passes near 1M keys (checkpoints then fail forever).
-        env.getCheckpointConfig().setCheckpointStorage(work.resolve("checkpoints").toUri().toString());
+        env.getCheckpointConfig()
+                .setCheckpointStorage(work.resolve("checkpoints").toUri().toString());
         return env;
     }
 
@@ -181,36 +192,54 @@ public final class Trial {
         TableIdentifier id = TableIdentifier.of(db, table);
         JobClient job;
         try (Measure m = Measure.start();
-                HadoopCatalog catalog = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toUri().toString())) {
+                HadoopCatalog catalog = new HadoopCatalog(
+                        new org.apache.hadoop.conf.Configuration(false),
+                        warehouse.toUri().toString())) {
             if ("inlet".equals(system)) {
-                job = Pipeline.builder().environment(env()).jobName("inlet snapshot into iceberg")
+                job = Pipeline.builder()
+                        .environment(env())
+                        .jobName("inlet snapshot into iceberg")
                         .source(inletMySql(table))
-                        .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build())
-                        .build().executeAsync();
+                        .sink(IcebergSink.builder()
+                                .warehouse(warehouse.toUri().toString())
+                                .build())
+                        .build()
+                        .executeAsync();
             } else {
                 StreamTableEnvironment t = StreamTableEnvironment.create(env());
                 t.executeSql(mysqlSourceDdl(table));
-                t.executeSql("CREATE CATALOG ice WITH ('type' = 'iceberg', 'catalog-type' = 'hadoop', 'warehouse' = '" + warehouse.toUri() + "')");
+                t.executeSql("CREATE CATALOG ice WITH ('type' = 'iceberg', 'catalog-type' = 'hadoop', 'warehouse' = '"
+                        + warehouse.toUri() + "')");
                 t.executeSql("CREATE DATABASE ice.`" + db + "`");
-                t.executeSql("CREATE TABLE ice.`" + db + "`.`" + table + "` (" + ORDERS_SQL_COLUMNS + ", PRIMARY KEY (id) NOT ENFORCED)"
+                t.executeSql("CREATE TABLE ice.`" + db + "`.`" + table + "` (" + ORDERS_SQL_COLUMNS
+                        + ", PRIMARY KEY (id) NOT ENFORCED)"
                         + " WITH ('format-version' = '2', 'write.upsert.enabled' = 'true')");
-                job = t.executeSql("INSERT INTO ice.`" + db + "`.`" + table + "` SELECT * FROM src").getJobClient().orElseThrow();
+                job = t.executeSql("INSERT INTO ice.`" + db + "`.`" + table + "` SELECT * FROM src")
+                        .getJobClient()
+                        .orElseThrow();
             }
             long done = awaitIcebergRecords(catalog, id, rows, job);
             Table ice = catalog.loadTable(id);
-            r.put("seconds", (done - m.wallStartMs()) / 1000.0).put("rowsPerSec", rows * 1000.0 / (done - m.wallStartMs()));
+            r.put("seconds", (done - m.wallStartMs()) / 1000.0)
+                    .put("rowsPerSec", rows * 1000.0 / (done - m.wallStartMs()));
             r.put("steadyRowsPerSec", steadyRate(ice, rows));
             r.put("commits", count(ice.snapshots()));
             if (!binlog) {
-                r.put("peakHeapMb", m.peakHeapBytes() >> 20).put("gcMs", m.gcMs()).put("cpuMs", m.cpuMs());
+                r.put("peakHeapMb", m.peakHeapBytes() >> 20)
+                        .put("gcMs", m.gcMs())
+                        .put("cpuMs", m.cpuMs());
                 job.cancel().get();
                 r.put("verified", icebergCount(ice) == rows);
                 return r;
             }
             // The snapshot phase on its own, as the snapshot benchmark reports it (the runner derives
             // that benchmark's rows from these trials instead of loading the same table twice).
-            r.put("snapshotPeakHeapMb", m.peakHeapBytes() >> 20).put("snapshotGcMs", m.gcMs()).put("snapshotCpuMs", m.cpuMs())
-                    .put("snapshotVerified", Long.parseLong(ice.currentSnapshot().summary().get("total-records")) == rows);
+            r.put("snapshotPeakHeapMb", m.peakHeapBytes() >> 20)
+                    .put("snapshotGcMs", m.gcMs())
+                    .put("snapshotCpuMs", m.cpuMs())
+                    .put(
+                            "snapshotVerified",
+                            Long.parseLong(ice.currentSnapshot().summary().get("total-records")) == rows);
             // The binlog phase: updates and deletes after the snapshot, each batch its own transaction.
             binlogPhase(job, catalog, id, r, m);
             job.cancel().get();
@@ -219,7 +248,8 @@ public final class Trial {
     }
 
     /** Waits until the table's current snapshot holds {@code expected} data records; returns its commit time. */
-    private static long awaitIcebergRecords(HadoopCatalog catalog, TableIdentifier id, long expected, JobClient job) throws Exception {
+    private static long awaitIcebergRecords(HadoopCatalog catalog, TableIdentifier id, long expected, JobClient job)
+            throws Exception {
         long deadline = System.currentTimeMillis() + Duration.ofMinutes(20).toMillis();
         while (System.currentTimeMillis() < deadline) {
             if (job.getJobStatus().get().isGloballyTerminalState()) {
@@ -257,14 +287,16 @@ public final class Trial {
         if (first == null || last == null || last == first) {
             return null;
         }
-        long added = Long.parseLong(last.summary().get("total-records")) - Long.parseLong(first.summary().get("total-records"));
+        long added = Long.parseLong(last.summary().get("total-records"))
+                - Long.parseLong(first.summary().get("total-records"));
         return added * 1000.0 / (last.timestampMillis() - first.timestampMillis());
     }
 
     private static long icebergCount(Table table) throws Exception {
         table.refresh();
         long n = 0;
-        try (CloseableIterable<Record> records = IcebergGenerics.read(table).select("id").build()) {
+        try (CloseableIterable<Record> records =
+                IcebergGenerics.read(table).select("id").build()) {
             for (Record ignored : records) {
                 n++;
             }
@@ -288,10 +320,12 @@ public final class Trial {
      * them; then measures when each batch became readable in Iceberg (the first snapshot whose added
      * data files hold its version) and the rate over all changes.
      */
-    private void binlogPhase(JobClient job, HadoopCatalog catalog, TableIdentifier id, Result r, Measure m) throws Exception {
+    private void binlogPhase(JobClient job, HadoopCatalog catalog, TableIdentifier id, Result r, Measure m)
+            throws Exception {
         long changes = Long.parseLong(a.getOrDefault("changes", "200000"));
         int batches = (int) (changes / BATCH);
-        String url = "jdbc:mysql://" + a.get("mysql-host") + ":" + a.get("mysql-port") + "/" + a.get("mysql-db") + "?useSSL=false&allowPublicKeyRetrieval=true";
+        String url = "jdbc:mysql://" + a.get("mysql-host") + ":" + a.get("mysql-port") + "/" + a.get("mysql-db")
+                + "?useSSL=false&allowPublicKeyRetrieval=true";
         String table = a.getOrDefault("mysql-table", "orders");
         long[] committed = new long[batches + 1];
         long firstSnapshot = catalog.loadTable(id).currentSnapshot().snapshotId();
@@ -301,9 +335,10 @@ public final class Trial {
             for (int k = 1; k <= batches; k++) {
                 long lo = (long) (k - 1) * BATCH + 1;
                 long updatesTo = lo + BATCH * 3 / 4 - 1;
-                s.executeUpdate("UPDATE `" + table + "` SET version = " + k + ", amount = amount + 1, status = 'changed' WHERE id BETWEEN "
-                        + lo + " AND " + updatesTo);
-                s.executeUpdate("DELETE FROM `" + table + "` WHERE id BETWEEN " + (updatesTo + 1) + " AND " + (lo + BATCH - 1));
+                s.executeUpdate("UPDATE `" + table + "` SET version = " + k
+                        + ", amount = amount + 1, status = 'changed' WHERE id BETWEEN " + lo + " AND " + updatesTo);
+                s.executeUpdate(
+                        "DELETE FROM `" + table + "` WHERE id BETWEEN " + (updatesTo + 1) + " AND " + (lo + BATCH - 1));
                 c.commit();
                 committed[k] = System.currentTimeMillis();
             }
@@ -317,7 +352,9 @@ public final class Trial {
             Table t = catalog.loadTable(id);
             List<Snapshot> fresh = new ArrayList<>();
             for (Snapshot snap : t.snapshots()) {
-                if (snap.snapshotId() != firstSnapshot && snap.timestampMillis() >= committed[1] - 60_000 && seen.add(snap.snapshotId())) {
+                if (snap.snapshotId() != firstSnapshot
+                        && snap.timestampMillis() >= committed[1] - 60_000
+                        && seen.add(snap.snapshotId())) {
                     fresh.add(snap);
                 }
             }
@@ -345,8 +382,12 @@ public final class Trial {
         r.put("changes", changes)
                 .put("binlogRowsPerSec", changes * 1000.0 / span)
                 .put("latencyP50Ms", latencies.get(latencies.size() / 2))
-                .put("latencyP99Ms", latencies.get(Math.min(latencies.size() - 1, (int) Math.ceil(latencies.size() * 0.99) - 1)))
-                .put("peakHeapMb", m.peakHeapBytes() >> 20).put("gcMs", m.gcMs()).put("cpuMs", m.cpuMs());
+                .put(
+                        "latencyP99Ms",
+                        latencies.get(Math.min(latencies.size() - 1, (int) Math.ceil(latencies.size() * 0.99) - 1)))
+                .put("peakHeapMb", m.peakHeapBytes() >> 20)
+                .put("gcMs", m.gcMs())
+                .put("cpuMs", m.cpuMs());
         Table t = catalog.loadTable(id);
         long expectedRows = rows - changes / 4;
         r.put("verified", icebergCount(t) == expectedRows);
@@ -357,7 +398,8 @@ public final class Trial {
         int max = 0;
         Schema projected = table.schema().select("version");
         for (DataFile f : snap.addedDataFiles(table.io())) {
-            try (CloseableIterable<Record> it = Parquet.read(table.io().newInputFile(f.path().toString()))
+            try (CloseableIterable<Record> it = Parquet.read(
+                            table.io().newInputFile(f.path().toString()))
                     .project(projected)
                     .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(projected, fileSchema))
                     .build()) {
@@ -382,26 +424,41 @@ public final class Trial {
         JobClient job;
         try (Measure m = Measure.start()) {
             if ("inlet".equals(system)) {
-                job = Pipeline.builder().environment(env()).jobName("inlet snapshot into hudi")
+                job = Pipeline.builder()
+                        .environment(env())
+                        .jobName("inlet snapshot into hudi")
                         .source(inletMySql(table))
                         .sink(hudiSink(base))
-                        .build().executeAsync();
+                        .build()
+                        .executeAsync();
             } else {
                 StreamTableEnvironment t = StreamTableEnvironment.create(env());
                 t.executeSql(mysqlSourceDdl(table));
-                t.executeSql("CREATE TABLE h (" + ORDERS_SQL_COLUMNS + ", PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'hudi',"
-                        + " 'path' = '" + tablePath.toUri() + "', 'table.type' = 'MERGE_ON_READ', 'precombine.field' = 'updated_at',"
+                t.executeSql("CREATE TABLE h (" + ORDERS_SQL_COLUMNS
+                        + ", PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'hudi',"
+                        + " 'path' = '" + tablePath.toUri()
+                        + "', 'table.type' = 'MERGE_ON_READ', 'precombine.field' = 'updated_at',"
                         + " 'hoodie.embed.timeline.server' = 'false')");
-                job = t.executeSql("INSERT INTO h SELECT * FROM src").getJobClient().orElseThrow();
+                job = t.executeSql("INSERT INTO h SELECT * FROM src")
+                        .getJobClient()
+                        .orElseThrow();
             }
             long[] done = awaitHudiWrites(tablePath, rows, job);
-            r.put("seconds", (done[0] - m.wallStartMs()) / 1000.0).put("rowsPerSec", rows * 1000.0 / (done[0] - m.wallStartMs()));
+            r.put("seconds", (done[0] - m.wallStartMs()) / 1000.0)
+                    .put("rowsPerSec", rows * 1000.0 / (done[0] - m.wallStartMs()));
             r.put("steadyRowsPerSec", hudiSteadyRate(tablePath, rows));
             r.put("peakHeapMb", m.peakHeapBytes() >> 20).put("gcMs", m.gcMs()).put("cpuMs", m.cpuMs());
             job.cancel().get();
         }
-        r.put("verified", hudiCount(tablePath, "id BIGINT, customer_id INT, quantity INT, amount DECIMAL(10, 2), status STRING, note STRING,"
-                + " updated_at TIMESTAMP(3), version INT" + ("inlet".equals(system) ? ", _source_position BIGINT" : "")) == rows);
+        r.put(
+                "verified",
+                hudiCount(
+                                tablePath,
+                                "id BIGINT, customer_id INT, quantity INT, amount DECIMAL(10, 2), status" + " STRING,"
+                                        + " note STRING,"
+                                        + " updated_at TIMESTAMP(3), version INT"
+                                        + ("inlet".equals(system) ? ", _source_position BIGINT" : ""))
+                        == rows);
         return r;
     }
 
@@ -414,7 +471,9 @@ public final class Trial {
         List<long[]> out = new ArrayList<>();
         List<Path> files;
         try (Stream<Path> s = Files.list(timeline)) {
-            files = s.filter(p -> p.getFileName().toString().matches("\\d+\\.deltacommit")).sorted().collect(Collectors.toList());
+            files = s.filter(p -> p.getFileName().toString().matches("\\d+\\.deltacommit"))
+                    .sorted()
+                    .collect(Collectors.toList());
         }
         for (Path f : files) {
             long written = 0;
@@ -478,8 +537,9 @@ public final class Trial {
     private static long hudiCount(Path table, String columns) throws Exception {
         TableEnvironment t = TableEnvironment.create(EnvironmentSettings.inBatchMode());
         t.getConfig().set("table.exec.resource.default-parallelism", "1");
-        t.executeSql("CREATE TABLE h (" + columns + ", PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'hudi', 'path' = '"
-                + table.toUri() + "', 'table.type' = 'MERGE_ON_READ', 'hoodie.embed.timeline.server' = 'false')");
+        t.executeSql("CREATE TABLE h (" + columns
+                + ", PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'hudi', 'path' = '" + table.toUri()
+                + "', 'table.type' = 'MERGE_ON_READ', 'hoodie.embed.timeline.server' = 'false')");
         try (CloseableIterator<Row> it = t.executeSql("SELECT COUNT(*) FROM h").collect()) {
             return ((Number) it.next().getField(0)).longValue();
         }
@@ -487,18 +547,27 @@ public final class Trial {
 
     // ---------------------------------------------------------------- Debezium on Kafka
 
-    private static final String KAFKA_SQL_COLUMNS = "id BIGINT NOT NULL, customer STRING, amount DECIMAL(10, 2), status STRING, updated_at TIMESTAMP(3)";
+    private static final String KAFKA_SQL_COLUMNS =
+            "id BIGINT NOT NULL, customer STRING, amount DECIMAL(10, 2), status STRING, updated_at TIMESTAMP(3)";
 
     private String kafkaSourceDdl() {
-        return "CREATE TABLE src (" + KAFKA_SQL_COLUMNS + ", PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'kafka',"
+        return "CREATE TABLE src (" + KAFKA_SQL_COLUMNS
+                + ", PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'kafka',"
                 + " 'topic' = '" + a.get("topic") + "', 'properties.bootstrap.servers' = '" + a.get("kafka") + "',"
-                + " 'properties.group.id' = 'bench-sql', 'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset',"
+                + " 'properties.group.id' = 'bench-sql', 'scan.startup.mode' = 'earliest-offset',"
+                + " 'scan.bounded.mode' = 'latest-offset',"
                 + " 'format' = 'debezium-avro-confluent', 'debezium-avro-confluent.url' = '" + a.get("registry") + "')";
     }
 
     private DebeziumKafkaSource inletKafka() {
-        return DebeziumKafkaSource.builder().bootstrapServers(a.get("kafka")).topics(a.get("topic")).registryUrl(a.get("registry"))
-                .groupId("bench-inlet").startupMode("earliest-offset").boundedMode("latest-offset").build();
+        return DebeziumKafkaSource.builder()
+                .bootstrapServers(a.get("kafka"))
+                .topics(a.get("topic"))
+                .registryUrl(a.get("registry"))
+                .groupId("bench-inlet")
+                .startupMode("earliest-offset")
+                .boundedMode("latest-offset")
+                .build();
     }
 
     private Result kafkaIceberg(String system, Result r) throws Exception {
@@ -506,15 +575,24 @@ public final class Trial {
         TableIdentifier id = TableIdentifier.of("shop", "orders");
         long finalRows = Long.parseLong(a.get("final-rows"));
         try (Measure m = Measure.start();
-                HadoopCatalog catalog = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toUri().toString())) {
+                HadoopCatalog catalog = new HadoopCatalog(
+                        new org.apache.hadoop.conf.Configuration(false),
+                        warehouse.toUri().toString())) {
             if ("inlet".equals(system)) {
-                Pipeline.builder().environment(env()).jobName("inlet kafka into iceberg").source(inletKafka())
-                        .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build())
-                        .build().execute();
+                Pipeline.builder()
+                        .environment(env())
+                        .jobName("inlet kafka into iceberg")
+                        .source(inletKafka())
+                        .sink(IcebergSink.builder()
+                                .warehouse(warehouse.toUri().toString())
+                                .build())
+                        .build()
+                        .execute();
             } else {
                 StreamTableEnvironment t = StreamTableEnvironment.create(env());
                 t.executeSql(kafkaSourceDdl());
-                t.executeSql("CREATE CATALOG ice WITH ('type' = 'iceberg', 'catalog-type' = 'hadoop', 'warehouse' = '" + warehouse.toUri() + "')");
+                t.executeSql("CREATE CATALOG ice WITH ('type' = 'iceberg', 'catalog-type' = 'hadoop', 'warehouse' = '"
+                        + warehouse.toUri() + "')");
                 t.executeSql("CREATE DATABASE ice.shop");
                 t.executeSql("CREATE TABLE ice.shop.orders (" + KAFKA_SQL_COLUMNS + ", PRIMARY KEY (id) NOT ENFORCED)"
                         + " WITH ('format-version' = '2', 'write.upsert.enabled' = 'true')");
@@ -522,7 +600,8 @@ public final class Trial {
             }
             long done = System.currentTimeMillis();
             Table ice = catalog.loadTable(id);
-            r.put("seconds", (done - m.wallStartMs()) / 1000.0).put("rowsPerSec", rows * 1000.0 / (done - m.wallStartMs()));
+            r.put("seconds", (done - m.wallStartMs()) / 1000.0)
+                    .put("rowsPerSec", rows * 1000.0 / (done - m.wallStartMs()));
             r.put("steadyRowsPerSec", kafkaSteadyRate(ice));
             r.put("peakHeapMb", m.peakHeapBytes() >> 20).put("gcMs", m.gcMs()).put("cpuMs", m.cpuMs());
             r.put("verified", icebergCount(ice) == finalRows);
@@ -547,11 +626,13 @@ public final class Trial {
         long total = 0;
         for (int i = 0; i < snapshots.size(); i++) {
             Map<String, String> s = snapshots.get(i).summary();
-            weight[i] = Long.parseLong(s.getOrDefault("added-records", "0")) + Long.parseLong(s.getOrDefault("added-equality-deletes", "0"))
+            weight[i] = Long.parseLong(s.getOrDefault("added-records", "0"))
+                    + Long.parseLong(s.getOrDefault("added-equality-deletes", "0"))
                     + Long.parseLong(s.getOrDefault("added-position-deletes", "0"));
             total += weight[i];
         }
-        long span = snapshots.get(snapshots.size() - 1).timestampMillis() - snapshots.get(0).timestampMillis();
+        long span = snapshots.get(snapshots.size() - 1).timestampMillis()
+                - snapshots.get(0).timestampMillis();
         return ratePastFirstCommit(weight[0], total, span);
     }
 
@@ -560,7 +641,9 @@ public final class Trial {
      * their weights (records, deletes), the first commit's share left out with its start-up.
      */
     private Double ratePastFirstCommit(long firstWeight, long totalWeight, long spanMs) {
-        return spanMs <= 0 || totalWeight == 0 ? null : rows * ((double) (totalWeight - firstWeight) / totalWeight) * 1000.0 / spanMs;
+        return spanMs <= 0 || totalWeight == 0
+                ? null
+                : rows * ((double) (totalWeight - firstWeight) / totalWeight) * 1000.0 / spanMs;
     }
 
     private Result kafkaHudi(String system, Result r) throws Exception {
@@ -569,28 +652,43 @@ public final class Trial {
         long finalRows = Long.parseLong(a.get("final-rows"));
         try (Measure m = Measure.start()) {
             if ("inlet".equals(system)) {
-                Pipeline.builder().environment(env()).jobName("inlet kafka into hudi").source(inletKafka())
+                Pipeline.builder()
+                        .environment(env())
+                        .jobName("inlet kafka into hudi")
+                        .source(inletKafka())
                         .sink(hudiSink(base))
-                        .build().execute();
+                        .build()
+                        .execute();
             } else {
                 StreamTableEnvironment t = StreamTableEnvironment.create(env());
                 t.executeSql(kafkaSourceDdl());
-                t.executeSql("CREATE TABLE h (" + KAFKA_SQL_COLUMNS + ", PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'hudi',"
-                        + " 'path' = '" + tablePath.toUri() + "', 'table.type' = 'MERGE_ON_READ', 'precombine.field' = 'updated_at',"
+                t.executeSql("CREATE TABLE h (" + KAFKA_SQL_COLUMNS
+                        + ", PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'hudi',"
+                        + " 'path' = '" + tablePath.toUri()
+                        + "', 'table.type' = 'MERGE_ON_READ', 'precombine.field' = 'updated_at',"
                         + " 'hoodie.embed.timeline.server' = 'false')");
                 t.executeSql("INSERT INTO h SELECT * FROM src").await();
             }
             long done = System.currentTimeMillis();
-            r.put("seconds", (done - m.wallStartMs()) / 1000.0).put("rowsPerSec", rows * 1000.0 / (done - m.wallStartMs()));
+            r.put("seconds", (done - m.wallStartMs()) / 1000.0)
+                    .put("rowsPerSec", rows * 1000.0 / (done - m.wallStartMs()));
             List<long[]> commits = hudiCommits(tablePath);
             if (commits.size() >= 3) {
                 long all = commits.stream().mapToLong(c -> c[1]).sum();
-                r.put("steadyRowsPerSec", ratePastFirstCommit(commits.get(0)[1], all, commits.get(commits.size() - 1)[0] - commits.get(0)[0]));
+                r.put(
+                        "steadyRowsPerSec",
+                        ratePastFirstCommit(
+                                commits.get(0)[1], all, commits.get(commits.size() - 1)[0] - commits.get(0)[0]));
             }
             r.put("peakHeapMb", m.peakHeapBytes() >> 20).put("gcMs", m.gcMs()).put("cpuMs", m.cpuMs());
         }
-        r.put("verified", hudiCount(tablePath, KAFKA_SQL_COLUMNS.replace(" NOT NULL", "") + ("inlet".equals(system) ? ", _source_position BIGINT" : ""))
-                == finalRows);
+        r.put(
+                "verified",
+                hudiCount(
+                                tablePath,
+                                KAFKA_SQL_COLUMNS.replace(" NOT NULL", "")
+                                        + ("inlet".equals(system) ? ", _source_position BIGINT" : ""))
+                        == finalRows);
         return r;
     }
 
@@ -612,8 +710,11 @@ public final class Trial {
         LocalDateTime t0 = LocalDateTime.parse("2025-01-01T00:00:00");
         try (Measure m = Measure.start()) {
             long start = System.nanoTime();
-            try (FileAppender<Record> appender = Parquet.write(org.apache.iceberg.Files.localOutput(out)).schema(schema)
-                    .createWriterFunc(GenericParquetWriter::buildWriter).overwrite().build()) {
+            try (FileAppender<Record> appender = Parquet.write(org.apache.iceberg.Files.localOutput(out))
+                    .schema(schema)
+                    .createWriterFunc(GenericParquetWriter::buildWriter)
+                    .overwrite()
+                    .build()) {
                 GenericRecord rec = GenericRecord.create(schema);
                 for (long i = 1; i <= rows; i++) {
                     rec.setField("id", i);
@@ -628,8 +729,12 @@ public final class Trial {
                 }
             }
             double secs = (System.nanoTime() - start) / 1e9;
-            r.put("seconds", secs).put("rowsPerSec", rows / secs).put("peakHeapMb", m.peakHeapBytes() >> 20).put("gcMs", m.gcMs())
-                    .put("cpuMs", m.cpuMs()).put("verified", out.length() > 0);
+            r.put("seconds", secs)
+                    .put("rowsPerSec", rows / secs)
+                    .put("peakHeapMb", m.peakHeapBytes() >> 20)
+                    .put("gcMs", m.gcMs())
+                    .put("cpuMs", m.cpuMs())
+                    .put("verified", out.length() > 0);
         }
         return r;
     }
@@ -639,7 +744,8 @@ public final class Trial {
         String url = "jdbc:mysql://" + a.get("mysql-host") + ":" + a.get("mysql-port") + "/" + a.get("mysql-db")
                 + "?useSSL=false&allowPublicKeyRetrieval=true&useCursorFetch=false";
         long n = 0;
-        try (Measure m = Measure.start(); Connection c = DriverManager.getConnection(url, a.get("mysql-user"), a.get("mysql-password"));
+        try (Measure m = Measure.start();
+                Connection c = DriverManager.getConnection(url, a.get("mysql-user"), a.get("mysql-password"));
                 Statement s = c.createStatement(ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY)) {
             s.setFetchSize(Integer.MIN_VALUE); // MySQL Connector/J streams rows one by one
             long start = System.nanoTime();
@@ -653,8 +759,12 @@ public final class Trial {
                 }
             }
             double secs = (System.nanoTime() - start) / 1e9;
-            r.put("seconds", secs).put("rowsPerSec", n / secs).put("peakHeapMb", m.peakHeapBytes() >> 20).put("gcMs", m.gcMs())
-                    .put("cpuMs", m.cpuMs()).put("verified", n == rows);
+            r.put("seconds", secs)
+                    .put("rowsPerSec", n / secs)
+                    .put("peakHeapMb", m.peakHeapBytes() >> 20)
+                    .put("gcMs", m.gcMs())
+                    .put("cpuMs", m.cpuMs())
+                    .put("verified", n == rows);
         }
         return r;
     }
@@ -669,9 +779,11 @@ public final class Trial {
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
         long n = 0;
         try (Measure m = Measure.start();
-                KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+                KafkaConsumer<byte[], byte[]> consumer =
+                        new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             List<TopicPartition> parts = consumer.partitionsFor(a.get("topic")).stream()
-                    .map(i -> new TopicPartition(i.topic(), i.partition())).collect(Collectors.toList());
+                    .map(i -> new TopicPartition(i.topic(), i.partition()))
+                    .collect(Collectors.toList());
             consumer.assign(parts);
             consumer.seekToBeginning(parts);
             Map<TopicPartition, Long> end = new TreeMap<>((x, y) -> Integer.compare(x.partition(), y.partition()));
@@ -686,8 +798,13 @@ public final class Trial {
                 }
             }
             double secs = (System.nanoTime() - start) / 1e9;
-            r.put("seconds", secs).put("rowsPerSec", n / secs).put("peakHeapMb", m.peakHeapBytes() >> 20).put("gcMs", m.gcMs())
-                    .put("cpuMs", m.cpuMs()).put("avgValueBytes", n == 0 ? 0 : bytes / n).put("verified", n == rows);
+            r.put("seconds", secs)
+                    .put("rowsPerSec", n / secs)
+                    .put("peakHeapMb", m.peakHeapBytes() >> 20)
+                    .put("gcMs", m.gcMs())
+                    .put("cpuMs", m.cpuMs())
+                    .put("avgValueBytes", n == 0 ? 0 : bytes / n)
+                    .put("verified", n == rows);
         }
         return r;
     }

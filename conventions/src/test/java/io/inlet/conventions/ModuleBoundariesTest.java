@@ -29,13 +29,25 @@ class ModuleBoundariesTest {
     @Test
     void readsTheClassesOfEveryModule() {
         assertThat(Modules.CLASSES.stream().map(Modules::name).distinct())
-                .contains("core", "source-mysql-cdc", "source-debezium-kafka", "sink-iceberg", "sink-hudi", "hadoop-shim",
-                        "examples/common", "examples/mysql-iceberg", "examples/kafka-hudi");
+                .contains(
+                        "core",
+                        "source-mysql-cdc",
+                        "source-debezium-kafka",
+                        "sink-iceberg",
+                        "sink-hudi",
+                        "hadoop-shim",
+                        "examples/common",
+                        "examples/mysql-iceberg",
+                        "examples/kafka-hudi");
     }
 
     @Test
     void internalTypesAreUsedOnlyInsideTheirOwnModule() {
-        ArchRule rule = classes().that().resideInAPackage("..internal..").or().areAnnotatedWith(Internal.class)
+        ArchRule rule = classes()
+                .that()
+                .resideInAPackage("..internal..")
+                .or()
+                .areAnnotatedWith(Internal.class)
                 .should(beUsedOnlyFrom("their own module", (user, used) -> user.equals(used)));
         rule.check(Modules.CLASSES);
     }
@@ -59,21 +71,27 @@ class ModuleBoundariesTest {
 
     @Test
     void noModuleCompilesAgainstRelocatedOrShadedClasses() {
-        ArchRule rule = noClasses().should().dependOnClassesThat().resideInAnyPackage(
-                "..shaded..", "..relocated..", "org.apache.hudi.org..", "org.apache.hudi.com..")
+        ArchRule rule = noClasses()
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("..shaded..", "..relocated..", "org.apache.hudi.org..", "org.apache.hudi.com..")
                 .because("another project's relocated classes change with its packaging; use the original API");
         rule.check(Modules.CLASSES);
     }
 
     @Test
     void theExampleJobsUseOnlyPublicApi() {
-        ArchRule rule = classes().that(inAnExample()).should(dependOnlyOn("the public API of other modules", (from, to) -> true)
-                .and(useOnlyPublicApiOfOtherModules()));
+        ArchRule rule = classes()
+                .that(inAnExample())
+                .should(dependOnlyOn("the public API of other modules", (from, to) -> true)
+                        .and(useOnlyPublicApiOfOtherModules()));
         rule.check(Modules.CLASSES);
     }
 
     private static DescribedPredicate<JavaClass> inAnExample() {
-        return DescribedPredicate.describe("are in an example module", c -> Modules.of(c).map(Modules::isExample).orElse(false));
+        return DescribedPredicate.describe(
+                "are in an example module",
+                c -> Modules.of(c).map(Modules::isExample).orElse(false));
     }
 
     /** Every use of the class comes from a class of a module the predicate accepts (user module, used module). */
@@ -85,8 +103,10 @@ class ModuleBoundariesTest {
                 for (Dependency d : used.getDirectDependenciesToSelf()) {
                     Optional<String> user = Modules.of(d.getOriginClass());
                     if (user.isPresent() && !allowed.test(user.get(), usedModule)) {
-                        events.add(SimpleConditionEvent.violated(d, user.get() + " uses " + usedModule + "'s internal "
-                                + used.getName() + ": " + d.getDescription()));
+                        events.add(SimpleConditionEvent.violated(
+                                d,
+                                user.get() + " uses " + usedModule + "'s internal " + used.getName() + ": "
+                                        + d.getDescription()));
                     }
                 }
             }
@@ -102,7 +122,8 @@ class ModuleBoundariesTest {
                 for (Dependency d : c.getDirectDependenciesFromSelf()) {
                     Optional<String> to = Modules.of(d.getTargetClass());
                     if (to.isPresent() && !allowed.test(from, to.get())) {
-                        events.add(SimpleConditionEvent.violated(d, from + " depends on " + to.get() + ": " + d.getDescription()));
+                        events.add(SimpleConditionEvent.violated(
+                                d, from + " depends on " + to.get() + ": " + d.getDescription()));
                     }
                 }
             }
@@ -118,8 +139,10 @@ class ModuleBoundariesTest {
                     JavaClass target = d.getTargetClass();
                     Optional<String> to = Modules.of(target);
                     if (to.isPresent() && !to.get().equals(from) && !isPublicApi(target)) {
-                        events.add(SimpleConditionEvent.violated(d, from + " uses " + target.getName()
-                                + ", which is not @PublicEvolving: " + d.getDescription()));
+                        events.add(SimpleConditionEvent.violated(
+                                d,
+                                from + " uses " + target.getName() + ", which is not @PublicEvolving: "
+                                        + d.getDescription()));
                     }
                 }
             }

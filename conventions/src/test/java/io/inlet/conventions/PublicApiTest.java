@@ -36,8 +36,10 @@ class PublicApiTest {
         }
         String listed = Files.exists(LISTING) ? Files.readString(LISTING, StandardCharsets.UTF_8) : "";
         assertThat(actual)
-                .as("The public API differs from %s. If the change is intended, run 'mvn -pl conventions test"
-                        + " -Dinlet.api.update=true' and commit the file with it.", LISTING)
+                .as(
+                        "The public API differs from %s. If the change is intended, run 'mvn -pl conventions test"
+                                + " -Dinlet.api.update=true' and commit the file with it.",
+                        LISTING)
                 .isEqualTo(listed);
     }
 
@@ -45,21 +47,27 @@ class PublicApiTest {
         List<String> lines = new ArrayList<>();
         Modules.CLASSES.stream()
                 .filter(ModuleBoundariesTest::isPublicApi)
-                .filter(c -> c.getModifiers().contains(JavaModifier.PUBLIC) && c.getPackageName().startsWith("io.inlet"))
+                .filter(c -> c.getModifiers().contains(JavaModifier.PUBLIC)
+                        && c.getPackageName().startsWith("io.inlet"))
                 .sorted((a, b) -> a.getName().compareTo(b.getName()))
                 .forEach(c -> {
                     lines.add(c.getName() + " " + kind(c) + "   [" + Modules.name(c) + "]");
                     Set<String> members = new TreeSet<>();
                     for (JavaField f : c.getFields()) {
                         if (visible(f.getModifiers())) {
-                            members.add("field " + modifiers(f.getModifiers()) + f.getRawType().getName() + " " + f.getName());
+                            members.add("field " + modifiers(f.getModifiers())
+                                    + f.getRawType().getName() + " " + f.getName());
                         }
                     }
                     for (JavaCodeUnit m : c.getCodeUnits()) {
                         if (visible(m.getModifiers()) && !m.getName().equals("<clinit>")) {
                             members.add((m.isConstructor() ? "constructor " : "method ") + modifiers(m.getModifiers())
-                                    + (m.isConstructor() ? "" : m.getRawReturnType().getName() + " ") + m.getName() + "("
-                                    + m.getRawParameterTypes().stream().map(JavaClass::getName).collect(Collectors.joining(", "))
+                                    + (m.isConstructor()
+                                            ? ""
+                                            : m.getRawReturnType().getName() + " ") + m.getName() + "("
+                                    + m.getRawParameterTypes().stream()
+                                            .map(JavaClass::getName)
+                                            .collect(Collectors.joining(", "))
                                     + ")");
                         }
                     }
@@ -74,12 +82,17 @@ class PublicApiTest {
 
     private static boolean visible(Set<JavaModifier> modifiers) {
         return (modifiers.contains(JavaModifier.PUBLIC) || modifiers.contains(JavaModifier.PROTECTED))
-                && !modifiers.contains(JavaModifier.SYNTHETIC) && !modifiers.contains(JavaModifier.BRIDGE);
+                && !modifiers.contains(JavaModifier.SYNTHETIC)
+                && !modifiers.contains(JavaModifier.BRIDGE);
     }
 
     private static String modifiers(Set<JavaModifier> modifiers) {
         StringBuilder b = new StringBuilder();
-        for (JavaModifier m : List.of(JavaModifier.PUBLIC, JavaModifier.PROTECTED, JavaModifier.STATIC, JavaModifier.FINAL,
+        for (JavaModifier m : List.of(
+                JavaModifier.PUBLIC,
+                JavaModifier.PROTECTED,
+                JavaModifier.STATIC,
+                JavaModifier.FINAL,
                 JavaModifier.ABSTRACT)) {
             if (modifiers.contains(m)) {
                 b.append(m.name().toLowerCase(java.util.Locale.ROOT)).append(' ');

@@ -47,7 +47,8 @@ public class InletValidationException extends IllegalArgumentException {
         if (problems.size() == 1) {
             return problems.get(0);
         }
-        StringBuilder sb = new StringBuilder("The pipeline has ").append(problems.size()).append(" problems:");
+        StringBuilder sb =
+                new StringBuilder("The pipeline has ").append(problems.size()).append(" problems:");
         for (int i = 0; i < problems.size(); i++) {
             sb.append("\n  ").append(i + 1).append(". ").append(problems.get(i));
         }

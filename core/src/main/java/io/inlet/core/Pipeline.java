@@ -23,7 +23,6 @@ import org.apache.flink.runtime.state.storage.JobManagerCheckpointStorage;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.CheckpointConfig;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -106,8 +105,11 @@ public final class Pipeline {
             inMemory = storage instanceof JobManagerCheckpointStorage;
         } else {
             ReadableConfig conf = environment.getConfiguration();
-            boolean dir = conf.getOptional(CheckpointingOptions.CHECKPOINTS_DIRECTORY).isPresent();
-            inMemory = conf.getOptional(CheckpointingOptions.CHECKPOINT_STORAGE).map("jobmanager"::equalsIgnoreCase).orElse(!dir);
+            boolean dir =
+                    conf.getOptional(CheckpointingOptions.CHECKPOINTS_DIRECTORY).isPresent();
+            inMemory = conf.getOptional(CheckpointingOptions.CHECKPOINT_STORAGE)
+                    .map("jobmanager"::equalsIgnoreCase)
+                    .orElse(!dir);
         }
         if (!inMemory) {
             return null;
@@ -136,7 +138,10 @@ public final class Pipeline {
         return env;
     }
 
-    /** Adds the pipeline to its environment, runs the job and waits for it to end (a streaming job ends when cancelled or failed). */
+    /**
+     * Adds the pipeline to its environment, runs the job and waits for it to end (a streaming job ends when cancelled
+     * or failed).
+     */
     public JobExecutionResult execute() throws Exception {
         return addToEnvironment().execute(jobName);
     }
@@ -179,7 +184,10 @@ public final class Pipeline {
     public static final class Builder {
         private StreamExecutionEnvironment env;
         private ChangeSource source;
-        @Nullable private String sourceUid;
+
+        @Nullable
+        private String sourceUid;
+
         private final List<ChangeTransform> transforms = new ArrayList<>();
         private final List<String> transformUids = new ArrayList<>();
         private final List<ChangeSink> sinks = new ArrayList<>();
@@ -192,8 +200,9 @@ public final class Pipeline {
 
         private void checkOpen() {
             if (built) {
-                throw new IllegalStateException("This builder has built its pipeline; changing it now would not change that"
-                        + " pipeline. Start another with Pipeline.builder().");
+                throw new IllegalStateException(
+                        "This builder has built its pipeline; changing it now would not change that"
+                                + " pipeline. Start another with Pipeline.builder().");
             }
         }
 
@@ -211,9 +220,8 @@ public final class Pipeline {
         public Builder source(ChangeSource changeSource) {
             checkOpen();
             if (this.source != null) {
-                throw new InletValidationException(
-                        "A pipeline has one source; it already has '" + this.source.name()
-                                + "'. Capture more tables with the source's table patterns instead.");
+                throw new InletValidationException("A pipeline has one source; it already has '" + this.source.name()
+                        + "'. Capture more tables with the source's table patterns instead.");
             }
             this.source = Objects.requireNonNull(changeSource, "source");
             return this;
@@ -259,7 +267,10 @@ public final class Pipeline {
             return this;
         }
 
-        /** A transform found by identifier ({@code filter}, {@code projection}, {@code route}, ...); option {@code uid} as for sources. */
+        /**
+         * A transform found by identifier ({@code filter}, {@code projection}, {@code route}, ...); option {@code uid}
+         * as for sources.
+         */
         public Builder transform(String identifier, Map<String, String> options) {
             ChangeTransform created = FactoryDiscovery.createTransform(identifier, withoutUid(options));
             String uid = options.get(CoreOptions.UID.key());
@@ -286,7 +297,9 @@ public final class Pipeline {
             return this;
         }
 
-        /** A sink found by identifier, for example {@code iceberg}, with its options; option {@code uid} as for sources. */
+        /**
+         * A sink found by identifier, for example {@code iceberg}, with its options; option {@code uid} as for sources.
+         */
         public Builder sink(String identifier, Map<String, String> options) {
             ChangeSink created = FactoryDiscovery.createSink(identifier, withoutUid(options));
             String uid = options.get(CoreOptions.UID.key());
@@ -302,7 +315,8 @@ public final class Pipeline {
 
         private static String checkUid(String uid) {
             if (uid == null || uid.trim().isEmpty()) {
-                throw new InletValidationException("A uid must not be empty; use a short stable name such as 'lake-iceberg'.");
+                throw new InletValidationException(
+                        "A uid must not be empty; use a short stable name such as 'lake-iceberg'.");
             }
             return uid.trim();
         }
@@ -337,13 +351,15 @@ public final class Pipeline {
          */
         public Pipeline build() {
             if (built) {
-                throw new IllegalStateException("This builder has already built its pipeline, and a second one would add the"
-                        + " same job to the environment twice. Start another with Pipeline.builder().");
+                throw new IllegalStateException(
+                        "This builder has already built its pipeline, and a second one would add the"
+                                + " same job to the environment twice. Start another with Pipeline.builder().");
             }
             built = true;
             List<String> problems = new ArrayList<>();
             if (source == null) {
-                problems.add("The pipeline has no source. Add one with source(...), e.g. source(\"mysql-cdc\", options).");
+                problems.add(
+                        "The pipeline has no source. Add one with source(...), e.g. source(\"mysql-cdc\", options).");
             }
             if (sinks.isEmpty()) {
                 problems.add("The pipeline has no sink. Add one with sink(...), e.g. sink(\"iceberg\", options).");
@@ -378,34 +394,57 @@ public final class Pipeline {
             }
 
             List<TableDescriptor> sinkTables = current;
-            return new Pipeline(environment, jobName, sourceTables, sinkTables,
-                    () -> wire(environment, sourceTables, stages, sinkTables), plan(environment, sourceTables, sinkTables));
+            return new Pipeline(
+                    environment,
+                    jobName,
+                    sourceTables,
+                    sinkTables,
+                    () -> wire(environment, sourceTables, stages, sinkTables),
+                    plan(environment, sourceTables, sinkTables));
         }
 
-        private String plan(StreamExecutionEnvironment environment, List<TableDescriptor> sourceTables,
+        private String plan(
+                StreamExecutionEnvironment environment,
+                List<TableDescriptor> sourceTables,
                 List<TableDescriptor> sinkTables) {
             StringBuilder b = new StringBuilder("Pipeline '").append(jobName).append("'\n");
             String sourcePrefix = sourceUid != null ? sourceUid : "inlet-source-" + source.name();
-            b.append("  source ").append(source).append("  (uid ").append(sourcePrefix).append(")\n");
+            b.append("  source ")
+                    .append(source)
+                    .append("  (uid ")
+                    .append(sourcePrefix)
+                    .append(")\n");
             for (TableDescriptor t : sourceTables) {
                 b.append("    ").append(t).append('\n');
             }
             List<String> transformPrefixes =
                     prefixes("inlet-transform-", transforms, transformUids, ChangeTransform::name, Builder::definition);
             for (int i = 0; i < transforms.size(); i++) {
-                b.append("  transform #").append(i + 1).append(' ').append(definition(transforms.get(i)))
-                        .append("  (uid ").append(transformPrefixes.get(i)).append(")\n");
+                b.append("  transform #")
+                        .append(i + 1)
+                        .append(' ')
+                        .append(definition(transforms.get(i)))
+                        .append("  (uid ")
+                        .append(transformPrefixes.get(i))
+                        .append(")\n");
             }
             List<String> sinkPrefixes = prefixes("inlet-sink-", sinks, sinkUids, ChangeSink::name, ChangeSink::uidSeed);
             for (int i = 0; i < sinks.size(); i++) {
-                b.append("  sink ").append(sinks.get(i)).append("  (uid ").append(sinkPrefixes.get(i)).append(")\n");
+                b.append("  sink ")
+                        .append(sinks.get(i))
+                        .append("  (uid ")
+                        .append(sinkPrefixes.get(i))
+                        .append(")\n");
                 for (String line : sinks.get(i).describe(sinkTables)) {
                     b.append("    ").append(line).append('\n');
                 }
             }
             CheckpointConfig cc = environment.getCheckpointConfig();
-            b.append("  checkpoints every ").append(Duration.ofMillis(cc.getCheckpointInterval())).append(", parallelism ")
-                    .append(environment.getParallelism()).append('\n');
+            b.append("  checkpoints every ")
+                    .append(Duration.ofMillis(cc.getCheckpointInterval()))
+                    .append(", parallelism ")
+                    .append(environment.getParallelism())
+                    .append('\n');
             return b.toString();
         }
 
@@ -454,16 +493,17 @@ public final class Pipeline {
                 warnOnJobManagerCheckpointStorage(environment);
                 return;
             }
-            List<String> committing =
-                    sinks.stream().filter(ChangeSink::requiresCheckpointing).map(ChangeSink::name).collect(Collectors.toList());
+            List<String> committing = sinks.stream()
+                    .filter(ChangeSink::requiresCheckpointing)
+                    .map(ChangeSink::name)
+                    .collect(Collectors.toList());
             if (!committing.isEmpty()) {
-                problems.add(
-                        "Checkpointing is off, but the sink(s) "
-                                + committing
-                                + " commit data only when a checkpoint completes: the job would run without error"
-                                + " and never write a row. Fix: call env.enableCheckpointing(...) (or set"
-                                + " 'execution.checkpointing.interval', e.g. 30 s), or call"
-                                + " Pipeline.builder().checkpointInterval(Duration.ofSeconds(30)).");
+                problems.add("Checkpointing is off, but the sink(s) "
+                        + committing
+                        + " commit data only when a checkpoint completes: the job would run without error"
+                        + " and never write a row. Fix: call env.enableCheckpointing(...) (or set"
+                        + " 'execution.checkpointing.interval', e.g. 30 s), or call"
+                        + " Pipeline.builder().checkpointInterval(Duration.ofSeconds(30)).");
             }
         }
 
@@ -490,9 +530,8 @@ public final class Pipeline {
                 throw new InletValidationException(all);
             }
             if (tables == null || tables.isEmpty()) {
-                problems.add(
-                        "Source '" + source.name() + "' captures no tables. Check its database and table"
-                                + " options: they must match at least one existing table.");
+                problems.add("Source '" + source.name() + "' captures no tables. Check its database and table"
+                        + " options: they must match at least one existing table.");
                 throw new InletValidationException(problems);
             }
             Set<Object> seen = new HashSet<>();
@@ -510,10 +549,18 @@ public final class Pipeline {
                 owner.put(sourceUid, "the source");
             }
             for (int i = 0; i < transforms.size(); i++) {
-                claim(owner, transformUids.get(i), "Transform #" + (i + 1) + " (" + transforms.get(i).name() + ")", problems);
+                claim(
+                        owner,
+                        transformUids.get(i),
+                        "Transform #" + (i + 1) + " (" + transforms.get(i).name() + ")",
+                        problems);
             }
             for (int i = 0; i < sinks.size(); i++) {
-                claim(owner, sinkUids.get(i), "Sink #" + (i + 1) + " (" + sinks.get(i).name() + ")", problems);
+                claim(
+                        owner,
+                        sinkUids.get(i),
+                        "Sink #" + (i + 1) + " (" + sinks.get(i).name() + ")",
+                        problems);
             }
         }
 
@@ -523,8 +570,8 @@ public final class Pipeline {
             }
             String other = owner.putIfAbsent(uid, who);
             if (other != null) {
-                problems.add(other + " and " + who + " both have the uid '" + uid + "': a restored job could not tell their"
-                        + " state apart. Give each its own.");
+                problems.add(other + " and " + who + " both have the uid '" + uid
+                        + "': a restored job could not tell their" + " state apart. Give each its own.");
             }
         }
 
@@ -536,13 +583,12 @@ public final class Pipeline {
                 if (sink.requiresPrimaryKey()) {
                     for (TableDescriptor t : tables) {
                         if (!t.hasPrimaryKey()) {
-                            problems.add(
-                                    label
-                                            + " writes upserts and deletes by primary key, but table "
-                                            + t.tableId()
-                                            + " has none. Fix: give the table a primary key in the source,"
-                                            + " keep its key columns if a projection dropped them, route or filter"
-                                            + " the table away from this sink, or use an append-only sink mode.");
+                            problems.add(label
+                                    + " writes upserts and deletes by primary key, but table "
+                                    + t.tableId()
+                                    + " has none. Fix: give the table a primary key in the source,"
+                                    + " keep its key columns if a projection dropped them, route or filter"
+                                    + " the table away from this sink, or use an append-only sink mode.");
                         }
                     }
                 }
@@ -561,15 +607,14 @@ public final class Pipeline {
                 for (String target : targets) {
                     String owner = targetOwner.putIfAbsent(target, label);
                     if (owner != null && !owner.equals(label)) {
-                        problems.add(
-                                owner
-                                        + " and "
-                                        + label
-                                        + " both write the table "
-                                        + target
-                                        + ": their commits would conflict and each would overwrite the"
-                                        + " other's rows. Fix: point one of them at another table, catalog or"
-                                        + " warehouse, or route the tables apart.");
+                        problems.add(owner
+                                + " and "
+                                + label
+                                + " both write the table "
+                                + target
+                                + ": their commits would conflict and each would overwrite the"
+                                + " other's rows. Fix: point one of them at another table, catalog or"
+                                + " warehouse, or route the tables apart.");
                     }
                 }
             }
@@ -586,39 +631,36 @@ public final class Pipeline {
             List<String> sinkPrefixes = prefixes("inlet-sink-", sinks, sinkUids, ChangeSink::name, ChangeSink::uidSeed);
             ChangeEventTypeInfo sourceType = ChangeEventTypeInfo.of(sourceTables);
             List<SnapshotSignals> signals = new ArrayList<>(1);
-            DataStream<ChangeEvent> stream =
-                    source.createStream(
-                            environment,
-                            new SourceContext() {
-                                @Override
-                                public List<TableDescriptor> tables() {
-                                    return sourceTables;
-                                }
+            DataStream<ChangeEvent> stream = source.createStream(environment, new SourceContext() {
+                @Override
+                public List<TableDescriptor> tables() {
+                    return sourceTables;
+                }
 
-                                @Override
-                                public ChangeEventTypeInfo typeInfo() {
-                                    return sourceType;
-                                }
+                @Override
+                public ChangeEventTypeInfo typeInfo() {
+                    return sourceType;
+                }
 
-                                @Override
-                                public String uid(String part) {
-                                    return sourcePrefix + "-" + part;
-                                }
+                @Override
+                public String uid(String part) {
+                    return sourcePrefix + "-" + part;
+                }
 
-                                @Override
-                                public void announceSnapshots(SnapshotSignals snapshotSignals) {
-                                    if (!signals.isEmpty()) {
-                                        throw new IllegalStateException("Source '" + source.name() + "' announced its snapshots twice.");
-                                    }
-                                    signals.add(snapshotSignals);
-                                }
-                            });
+                @Override
+                public void announceSnapshots(SnapshotSignals snapshotSignals) {
+                    if (!signals.isEmpty()) {
+                        throw new IllegalStateException(
+                                "Source '" + source.name() + "' announced its snapshots twice.");
+                    }
+                    signals.add(snapshotSignals);
+                }
+            });
             checkType("Source '" + source.name() + "'", stream, sourceType);
-            stream =
-                    stream.map(new ChangeEventMetrics(), sourceType)
-                            .setParallelism(stream.getParallelism())
-                            .name("Metrics: " + source.name())
-                            .uid(sourcePrefix + "-metrics");
+            stream = stream.map(new ChangeEventMetrics(), sourceType)
+                    .setParallelism(stream.getParallelism())
+                    .name("Metrics: " + source.name())
+                    .uid(sourcePrefix + "-metrics");
 
             for (int i = 0; i < transforms.size(); i++) {
                 ChangeTransform t = transforms.get(i);
@@ -626,30 +668,27 @@ public final class Pipeline {
                 List<TableDescriptor> out = i + 1 < stages.size() ? stages.get(i + 1) : sinkTables;
                 ChangeEventTypeInfo outType = ChangeEventTypeInfo.of(out);
                 String prefix = transformPrefixes.get(i);
-                stream =
-                        t.apply(
-                                stream,
-                                new TransformContext() {
-                                    @Override
-                                    public List<TableDescriptor> inputTables() {
-                                        return in;
-                                    }
+                stream = t.apply(stream, new TransformContext() {
+                    @Override
+                    public List<TableDescriptor> inputTables() {
+                        return in;
+                    }
 
-                                    @Override
-                                    public List<TableDescriptor> outputTables() {
-                                        return out;
-                                    }
+                    @Override
+                    public List<TableDescriptor> outputTables() {
+                        return out;
+                    }
 
-                                    @Override
-                                    public ChangeEventTypeInfo outputTypeInfo() {
-                                        return outType;
-                                    }
+                    @Override
+                    public ChangeEventTypeInfo outputTypeInfo() {
+                        return outType;
+                    }
 
-                                    @Override
-                                    public String uid(String part) {
-                                        return prefix + "-" + part;
-                                    }
-                                });
+                    @Override
+                    public String uid(String part) {
+                        return prefix + "-" + part;
+                    }
+                });
                 checkType("Transform #" + (i + 1) + " (" + t.name() + ")", stream, outType);
             }
 
@@ -657,29 +696,27 @@ public final class Pipeline {
                 ChangeSink sink = sinks.get(i);
                 String prefix = sinkPrefixes.get(i);
                 boolean repeats = source.mayRepeatChanges();
-                sink.addSink(
-                        stream,
-                        new SinkContext() {
-                            @Override
-                            public List<TableDescriptor> tables() {
-                                return sinkTables;
-                            }
+                sink.addSink(stream, new SinkContext() {
+                    @Override
+                    public List<TableDescriptor> tables() {
+                        return sinkTables;
+                    }
 
-                            @Override
-                            public String uid(String part) {
-                                return prefix + "-" + part;
-                            }
+                    @Override
+                    public String uid(String part) {
+                        return prefix + "-" + part;
+                    }
 
-                            @Override
-                            public boolean changesMayRepeat() {
-                                return repeats;
-                            }
+                    @Override
+                    public boolean changesMayRepeat() {
+                        return repeats;
+                    }
 
-                            @Override
-                            public Optional<SnapshotSignals> snapshotSignals() {
-                                return signals.stream().findFirst();
-                            }
-                        });
+                    @Override
+                    public Optional<SnapshotSignals> snapshotSignals() {
+                        return signals.stream().findFirst();
+                    }
+                });
             }
         }
 
@@ -687,8 +724,8 @@ public final class Pipeline {
          * The uid prefix of each element: the user's, else {@code <kind><name>-<hash of its seed>}; a
          * second element with the same default gets {@code -2}, and so on.
          */
-        private static <T> List<String> prefixes(String kind, List<T> elements, List<String> given,
-                Function<T, String> name, Function<T, String> seed) {
+        private static <T> List<String> prefixes(
+                String kind, List<T> elements, List<String> given, Function<T, String> name, Function<T, String> seed) {
             List<String> out = new ArrayList<>();
             Set<String> used = new HashSet<>();
             for (int i = 0; i < elements.size(); i++) {
@@ -735,14 +772,13 @@ public final class Pipeline {
 
         private static void checkType(String who, DataStream<ChangeEvent> stream, ChangeEventTypeInfo expected) {
             if (!expected.equals(stream.getType())) {
-                throw new IllegalStateException(
-                        who
-                                + " produced a stream of type "
-                                + stream.getType()
-                                + " instead of "
-                                + expected
-                                + ". Give the type explicitly, e.g. map(fn, context.typeInfo()), so that events are"
-                                + " serialized by Inlet's serializer and never by Kryo.");
+                throw new IllegalStateException(who
+                        + " produced a stream of type "
+                        + stream.getType()
+                        + " instead of "
+                        + expected
+                        + ". Give the type explicitly, e.g. map(fn, context.typeInfo()), so that events are"
+                        + " serialized by Inlet's serializer and never by Kryo.");
             }
         }
     }

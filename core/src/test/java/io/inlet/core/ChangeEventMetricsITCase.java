@@ -62,7 +62,8 @@ class ChangeEventMetricsITCase {
         assertThat(gauge(orders, "changeLagMs")).isGreaterThan(0L);
         assertThat(gauge(orders, "changeIdleMs")).isGreaterThanOrEqualTo(0L);
         // Names of Inlet's own: Flink's source metrics of these names would shadow them in a reporter.
-        assertThat(orders.keySet()).noneMatch(k -> k.endsWith("currentEmitEventTimeLag") || k.endsWith("sourceIdleTime"));
+        assertThat(orders.keySet())
+                .noneMatch(k -> k.endsWith("currentEmitEventTimeLag") || k.endsWith("sourceIdleTime"));
 
         Map<String, Metric> customers = REPORTER.findMetrics(job, "table.shop.customers");
         assertThat(counter(customers, "numRecordsInsert")).isEqualTo(2);

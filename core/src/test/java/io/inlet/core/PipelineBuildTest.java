@@ -22,9 +22,14 @@ class PipelineBuildTest {
     }
 
     private static Pipeline.Builder builder(StreamExecutionEnvironment env) {
-        return Pipeline.builder().environment(env).jobName("shop")
+        return Pipeline.builder()
+                .environment(env)
+                .jobName("shop")
                 .source(ValuesChangeSource.builder().table(ShopTables.ORDERS).build())
-                .transform(FilterTransform.builder().sourceTable("shop\\.orders").filter("id > 0").build())
+                .transform(FilterTransform.builder()
+                        .sourceTable("shop\\.orders")
+                        .filter("id > 0")
+                        .build())
                 .sink(CollectingChangeSink.builder().name("lake").build());
     }
 
@@ -44,21 +49,29 @@ class PipelineBuildTest {
     void aBuilderBuildsOnePipeline() {
         Pipeline.Builder builder = builder(env());
         builder.build();
-        assertThatThrownBy(builder::build).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("already built its pipeline").hasMessageContaining("Pipeline.builder()");
-        assertThatThrownBy(() -> builder.sink(CollectingChangeSink.builder().name("other").build()))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("has built its pipeline");
+        assertThatThrownBy(builder::build)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("already built its pipeline")
+                .hasMessageContaining("Pipeline.builder()");
+        assertThatThrownBy(() -> builder.sink(
+                        CollectingChangeSink.builder().name("other").build()))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("has built its pipeline");
     }
 
     @Test
     void describesThePlanWithoutAddingIt() {
         StreamExecutionEnvironment env = env();
         String plan = builder(env).build().describe();
-        assertThat(plan).startsWith("Pipeline 'shop'\n")
-                .contains("  source ").contains("(uid inlet-source-values)")
+        assertThat(plan)
+                .startsWith("Pipeline 'shop'\n")
+                .contains("  source ")
+                .contains("(uid inlet-source-values)")
                 .contains("    " + ShopTables.ORDERS.tableId().identifier())
-                .contains("  transform #1 ").contains("(uid inlet-transform-filter-")
-                .contains("  sink ").contains("(uid inlet-sink-lake")
+                .contains("  transform #1 ")
+                .contains("(uid inlet-transform-filter-")
+                .contains("  sink ")
+                .contains("(uid inlet-sink-lake")
                 .contains("checkpoints every PT1S, parallelism 1");
         assertThat(env.getTransformations()).isEmpty();
     }

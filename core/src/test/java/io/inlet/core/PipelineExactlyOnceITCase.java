@@ -41,7 +41,13 @@ class PipelineExactlyOnceITCase {
     private static ValuesChangeSource.Builder orders(int n) {
         ValuesChangeSource.Builder b = ValuesChangeSource.builder();
         for (long id = 0; id < n; id++) {
-            Object[] row = {id, "c" + id, new BigDecimal(id + ".25"), "new", LocalDateTime.parse("2024-01-01T00:00:00").plusSeconds(id)};
+            Object[] row = {
+                id,
+                "c" + id,
+                new BigDecimal(id + ".25"),
+                "new",
+                LocalDateTime.parse("2024-01-01T00:00:00").plusSeconds(id)
+            };
             b.insert(ShopTables.ORDERS, row);
             if (id % 3 == 0) {
                 Object[] after = row.clone();
@@ -83,14 +89,11 @@ class PipelineExactlyOnceITCase {
 
     @Test
     void failuresInTheSourceAndTheSinkLoseAndDuplicateNothing() throws Exception {
-        ValuesChangeSource source = orders(60).checkpointEvery(10).failOnceAfter(25).build();
-        CollectingChangeSink sink = CollectingChangeSink.builder().upsert(true).failOnceAfter(17).build();
-        Pipeline.builder()
-                .environment(env())
-                .source(source)
-                .sink(sink)
-                .build()
-                .execute();
+        ValuesChangeSource source =
+                orders(60).checkpointEvery(10).failOnceAfter(25).build();
+        CollectingChangeSink sink =
+                CollectingChangeSink.builder().upsert(true).failOnceAfter(17).build();
+        Pipeline.builder().environment(env()).source(source).sink(sink).build().execute();
 
         assertThat(source.failureFired()).isTrue();
         assertThat(sink.failureFired()).isTrue();
@@ -105,11 +108,13 @@ class PipelineExactlyOnceITCase {
         String sinkId = java.util.UUID.randomUUID().toString();
         List<ChangeEvent> all = orders(n).build().events();
 
-        JobClient first = pipeline(orders(n).checkpointEvery(20).unbounded().build(), sinkId, null).executeAsync();
+        JobClient first = pipeline(orders(n).checkpointEvery(20).unbounded().build(), sinkId, null)
+                .executeAsync();
         String savepoint;
         try {
             CollectingChangeSink.results(sinkId).await(20, Duration.ofSeconds(60));
-            savepoint = first.stopWithSavepoint(false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL).get();
+            savepoint = first.stopWithSavepoint(false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
+                    .get();
         } catch (Exception e) {
             first.cancel().get();
             throw e;
@@ -118,7 +123,8 @@ class PipelineExactlyOnceITCase {
         int committedBefore = CollectingChangeSink.results(sinkId).events().size();
         assertThat(committedBefore).isBetween(20, all.size() - 1);
 
-        JobClient second = pipeline(orders(n).unbounded().build(), sinkId, savepoint).executeAsync();
+        JobClient second =
+                pipeline(orders(n).unbounded().build(), sinkId, savepoint).executeAsync();
         try {
             CollectingChangeSink.results(sinkId).await(all.size(), Duration.ofSeconds(60));
         } finally {
@@ -137,7 +143,8 @@ class PipelineExactlyOnceITCase {
         return Pipeline.builder()
                 .environment(env(conf))
                 .source(source)
-                .transform(RouteTransform.builder().route("shop\\.(.*)", "lake.$1").build())
+                .transform(
+                        RouteTransform.builder().route("shop\\.(.*)", "lake.$1").build())
                 .transform(MetadataTransform.builder().columns("_op").build())
                 .sink(CollectingChangeSink.builder().id(sinkId).upsert(true).build())
                 .build();

@@ -40,14 +40,14 @@ class PipelineValidationTest {
 
     @Test
     void rejectsCheckpointingOffForASinkThatCommitsOnCheckpoints() {
-        assertThatThrownBy(
-                        () -> Pipeline.builder()
-                                .environment(env(false))
-                                .source(source())
-                                .sink(CollectingChangeSink.builder().name("lake").build())
-                                .build())
+        assertThatThrownBy(() -> Pipeline.builder()
+                        .environment(env(false))
+                        .source(source())
+                        .sink(CollectingChangeSink.builder().name("lake").build())
+                        .build())
                 .isInstanceOf(InletValidationException.class)
-                .hasMessageContaining("Checkpointing is off, but the sink(s) [lake] commit data only when a checkpoint completes")
+                .hasMessageContaining(
+                        "Checkpointing is off, but the sink(s) [lake] commit data only when a checkpoint completes")
                 .hasMessageContaining("never write a row")
                 .hasMessageContaining("env.enableCheckpointing(...)")
                 .hasMessageContaining("execution.checkpointing.interval")
@@ -59,7 +59,9 @@ class PipelineValidationTest {
         Pipeline p = Pipeline.builder()
                 .environment(env(false))
                 .source(source())
-                .sink(CollectingChangeSink.builder().requiresCheckpointing(false).build())
+                .sink(CollectingChangeSink.builder()
+                        .requiresCheckpointing(false)
+                        .build())
                 .build();
         assertThat(p.sinkTables()).hasSize(3);
     }
@@ -86,7 +88,8 @@ class PipelineValidationTest {
 
         Configuration withDir = new Configuration();
         withDir.setString("state.checkpoints.dir", "file:///tmp/inlet-checkpoints");
-        assertThat(Pipeline.jobManagerCheckpointStorageWarning(StreamExecutionEnvironment.createLocalEnvironment(1, withDir)))
+        assertThat(Pipeline.jobManagerCheckpointStorageWarning(
+                        StreamExecutionEnvironment.createLocalEnvironment(1, withDir)))
                 .isNull();
 
         StreamExecutionEnvironment onEnv = env(true);
@@ -95,81 +98,102 @@ class PipelineValidationTest {
 
         StreamExecutionEnvironment explicitlyInMemory = env(true);
         explicitlyInMemory.getCheckpointConfig().setCheckpointStorage(new JobManagerCheckpointStorage());
-        assertThat(Pipeline.jobManagerCheckpointStorageWarning(explicitlyInMemory)).isNotNull();
+        assertThat(Pipeline.jobManagerCheckpointStorageWarning(explicitlyInMemory))
+                .isNotNull();
     }
 
     @Test
     void rejectsATableWithoutPrimaryKeyForAnUpsertSink() {
-        assertThatThrownBy(
-                        () -> Pipeline.builder()
-                                .environment(env(true))
-                                .source(source())
-                                .sink(CollectingChangeSink.builder().name("lake").upsert(true).build())
+        assertThatThrownBy(() -> Pipeline.builder()
+                        .environment(env(true))
+                        .source(source())
+                        .sink(CollectingChangeSink.builder()
+                                .name("lake")
+                                .upsert(true)
                                 .build())
+                        .build())
                 .isInstanceOf(InletValidationException.class)
-                .hasMessageContaining("Sink #1 (lake) writes upserts and deletes by primary key, but table shop.audit_log has none")
+                .hasMessageContaining(
+                        "Sink #1 (lake) writes upserts and deletes by primary key, but table shop.audit_log has none")
                 .hasMessageContaining("give the table a primary key in the source")
                 .hasMessageNotContaining("shop.orders has none");
     }
 
     @Test
     void aProjectionThatDropsTheKeyLeavesTheTableWithoutOne() {
-        assertThatThrownBy(
-                        () -> Pipeline.builder()
-                                .environment(env(true))
-                                .source(source())
-                                .transform(ProjectionTransform.builder().sourceTable("shop\\.customers").projection("name, email").build())
-                                .transform(FilterTransform.builder().sourceTable("shop\\.(orders|customers)").filter("id > 0").build())
-                                .sink(CollectingChangeSink.builder().upsert(true).build())
+        assertThatThrownBy(() -> Pipeline.builder()
+                        .environment(env(true))
+                        .source(source())
+                        .transform(ProjectionTransform.builder()
+                                .sourceTable("shop\\.customers")
+                                .projection("name, email")
                                 .build())
-                .hasMessageContaining("Transform #2 (filter): filter: the column 'id' does not exist in table shop.customers (columns: name, email)");
+                        .transform(FilterTransform.builder()
+                                .sourceTable("shop\\.(orders|customers)")
+                                .filter("id > 0")
+                                .build())
+                        .sink(CollectingChangeSink.builder().upsert(true).build())
+                        .build())
+                .hasMessageContaining("Transform #2 (filter): filter: the column 'id' does not exist in table"
+                        + " shop.customers (columns: name, email)");
     }
 
     @Test
     void rejectsTransformsNamingColumnsThatDoNotExist() {
-        assertThatThrownBy(
-                        () -> Pipeline.builder()
-                                .environment(env(true))
-                                .source(source())
-                                .transform(FilterTransform.builder().sourceTable("shop\\.orders").filter("total > 100").build())
-                                .sink(CollectingChangeSink.builder().build())
+        assertThatThrownBy(() -> Pipeline.builder()
+                        .environment(env(true))
+                        .source(source())
+                        .transform(FilterTransform.builder()
+                                .sourceTable("shop\\.orders")
+                                .filter("total > 100")
                                 .build())
+                        .sink(CollectingChangeSink.builder().build())
+                        .build())
                 .isInstanceOf(InletValidationException.class)
-                .hasMessageContaining("Transform #1 (filter): filter: the column 'total' does not exist in table shop.orders")
+                .hasMessageContaining(
+                        "Transform #1 (filter): filter: the column 'total' does not exist in table shop.orders")
                 .hasMessageContaining("(columns: id, customer, amount, status, created)")
                 .hasMessageContaining("Fix the condition, or narrow 'source-table'");
-        assertThatThrownBy(
-                        () -> Pipeline.builder()
-                                .environment(env(true))
-                                .source(source())
-                                .transform(ProjectionTransform.builder().projection("id, name AS customer_name").build())
-                                .sink(CollectingChangeSink.builder().build())
+        assertThatThrownBy(() -> Pipeline.builder()
+                        .environment(env(true))
+                        .source(source())
+                        .transform(ProjectionTransform.builder()
+                                .projection("id, name AS customer_name")
                                 .build())
+                        .sink(CollectingChangeSink.builder().build())
+                        .build())
                 .hasMessageContaining("projection: the column 'id' does not exist in table shop.audit_log")
                 .hasMessageContaining("projection: the column 'name' does not exist in table shop.orders");
     }
 
     @Test
     void rejectsATableExpressionThatMatchesNothing() {
-        assertThatThrownBy(
-                        () -> Pipeline.builder()
-                                .environment(env(true))
-                                .source(source())
-                                .transform(RouteTransform.builder().route("inventory\\.(.*)", "lake.$1").build())
-                                .sink(CollectingChangeSink.builder().build())
+        assertThatThrownBy(() -> Pipeline.builder()
+                        .environment(env(true))
+                        .source(source())
+                        .transform(RouteTransform.builder()
+                                .route("inventory\\.(.*)", "lake.$1")
                                 .build())
-                .hasMessageContaining("'source-table' = 'inventory\\.(.*)' matches none of the tables [shop.orders, shop.customers, shop.audit_log]");
+                        .sink(CollectingChangeSink.builder().build())
+                        .build())
+                .hasMessageContaining("'source-table' = 'inventory\\.(.*)' matches none of the tables [shop.orders,"
+                        + " shop.customers, shop.audit_log]");
     }
 
     @Test
     void rejectsTwoSinksWritingTheSameTable() {
-        assertThatThrownBy(
-                        () -> Pipeline.builder()
-                                .environment(env(true))
-                                .source(source())
-                                .sink(CollectingChangeSink.builder().name("a").target("warehouse").build())
-                                .sink(CollectingChangeSink.builder().name("b").target("warehouse").build())
+        assertThatThrownBy(() -> Pipeline.builder()
+                        .environment(env(true))
+                        .source(source())
+                        .sink(CollectingChangeSink.builder()
+                                .name("a")
+                                .target("warehouse")
                                 .build())
+                        .sink(CollectingChangeSink.builder()
+                                .name("b")
+                                .target("warehouse")
+                                .build())
+                        .build())
                 .isInstanceOf(InletValidationException.class)
                 .hasMessageContaining("Sink #1 (a) and Sink #2 (b) both write the table warehouse:shop.orders")
                 .hasMessageContaining("point one of them at another table");
@@ -177,38 +201,47 @@ class PipelineValidationTest {
 
     @Test
     void rejectsRoutingTablesOfDifferentShapesIntoOne() {
-        assertThatThrownBy(
-                        () -> Pipeline.builder()
-                                .environment(env(true))
-                                .source(source())
-                                .transform(RouteTransform.builder().route("shop\\.(orders|customers)", "lake.merged").build())
-                                .sink(CollectingChangeSink.builder().build())
+        assertThatThrownBy(() -> Pipeline.builder()
+                        .environment(env(true))
+                        .source(source())
+                        .transform(RouteTransform.builder()
+                                .route("shop\\.(orders|customers)", "lake.merged")
                                 .build())
-                .hasMessageContaining("route: cannot merge shop.customers into lake.merged together with shop.orders: their columns differ");
+                        .sink(CollectingChangeSink.builder().build())
+                        .build())
+                .hasMessageContaining("route: cannot merge shop.customers into lake.merged together with shop.orders:"
+                        + " their columns differ");
     }
 
     @Test
     void rejectsAMetadataColumnThatClashesWithAColumn() {
-        assertThatThrownBy(
-                        () -> Pipeline.builder()
-                                .environment(env(true))
-                                .source(source())
-                                .transform(MetadataTransform.builder().columns("_op, _source_ts AS created").build())
-                                .sink(CollectingChangeSink.builder().build())
+        assertThatThrownBy(() -> Pipeline.builder()
+                        .environment(env(true))
+                        .source(source())
+                        .transform(MetadataTransform.builder()
+                                .columns("_op, _source_ts AS created")
                                 .build())
+                        .sink(CollectingChangeSink.builder().build())
+                        .build())
                 .hasMessageContaining("metadata: table shop.orders already has a column 'created'")
                 .hasMessageContaining("'_source_ts AS other_name'");
     }
 
     @Test
     void reportsEveryProblemAtOnce() {
-        assertThatThrownBy(
-                        () -> Pipeline.builder()
-                                .environment(env(false))
-                                .source(source())
-                                .sink(CollectingChangeSink.builder().name("a").upsert(true).target("t").build())
-                                .sink(CollectingChangeSink.builder().name("b").target("t").build())
+        assertThatThrownBy(() -> Pipeline.builder()
+                        .environment(env(false))
+                        .source(source())
+                        .sink(CollectingChangeSink.builder()
+                                .name("a")
+                                .upsert(true)
+                                .target("t")
                                 .build())
+                        .sink(CollectingChangeSink.builder()
+                                .name("b")
+                                .target("t")
+                                .build())
+                        .build())
                 .isInstanceOf(InletValidationException.class)
                 .hasMessageStartingWith("The pipeline has 5 problems:")
                 .hasMessageContaining("1. Checkpointing is off")
@@ -235,7 +268,8 @@ class PipelineValidationTest {
                 .transform("metadata", Map.of("metadata-columns", "_op"))
                 .sink("collect", Map.of("sink-id", "x"))
                 .build();
-        assertThat(p.sinkTables()).extracting(t -> t.tableId().identifier())
+        assertThat(p.sinkTables())
+                .extracting(t -> t.tableId().identifier())
                 .containsExactly("lake.orders", "lake.customers", "lake.audit_log");
         assertThat(p.sinkTables().get(0).columnNames()).endsWith("_op");
     }

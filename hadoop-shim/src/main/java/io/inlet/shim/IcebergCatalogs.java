@@ -36,27 +36,36 @@ import java.util.Set;
 public final class IcebergCatalogs {
 
     /** Keys read here rather than passed to the Iceberg catalog. */
-    private static final Set<String> OWN_KEYS = Set.of(
-            "type", IcebergCatalogOptions.HADOOP_CONF_DIR.key(), IcebergCatalogOptions.HIVE_CONF_DIR.key());
+    private static final Set<String> OWN_KEYS =
+            Set.of("type", IcebergCatalogOptions.HADOOP_CONF_DIR.key(), IcebergCatalogOptions.HIVE_CONF_DIR.key());
 
     private IcebergCatalogs() {}
 
     /** Iceberg's Flink catalog over the options, not yet opened. */
     public static FlinkCatalog create(String name, Map<String, String> options) {
-        String database = options.getOrDefault(IcebergCatalogOptions.DEFAULT_DATABASE.key(), IcebergCatalogOptions.DEFAULT_DATABASE.defaultValue());
+        String database = options.getOrDefault(
+                IcebergCatalogOptions.DEFAULT_DATABASE.key(), IcebergCatalogOptions.DEFAULT_DATABASE.defaultValue());
         String base = options.get(IcebergCatalogOptions.BASE_NAMESPACE.key());
         boolean cache = Boolean.parseBoolean(options.getOrDefault(
-                IcebergCatalogOptions.CACHE_ENABLED.key(), String.valueOf(IcebergCatalogOptions.CACHE_ENABLED.defaultValue())));
+                IcebergCatalogOptions.CACHE_ENABLED.key(),
+                String.valueOf(IcebergCatalogOptions.CACHE_ENABLED.defaultValue())));
         long expiration;
         try {
-            expiration = Long.parseLong(options.getOrDefault(IcebergCatalogOptions.CACHE_EXPIRATION_INTERVAL_MS.key(),
+            expiration = Long.parseLong(options.getOrDefault(
+                    IcebergCatalogOptions.CACHE_EXPIRATION_INTERVAL_MS.key(),
                     String.valueOf(IcebergCatalogOptions.CACHE_EXPIRATION_INTERVAL_MS.defaultValue())));
         } catch (NumberFormatException e) {
-            throw new InletValidationException("'" + IcebergCatalogOptions.CACHE_EXPIRATION_INTERVAL_MS.key() + "' must be a number of ms, not '"
-                    + options.get(IcebergCatalogOptions.CACHE_EXPIRATION_INTERVAL_MS.key()) + "'.");
+            throw new InletValidationException(
+                    "'" + IcebergCatalogOptions.CACHE_EXPIRATION_INTERVAL_MS.key() + "' must be a number of ms, not '"
+                            + options.get(IcebergCatalogOptions.CACHE_EXPIRATION_INTERVAL_MS.key()) + "'.");
         }
-        return new FlinkCatalog(name, database, base == null ? Namespace.empty() : Namespace.of(base.split("\\.")),
-                catalogLoader(name, options), cache, expiration);
+        return new FlinkCatalog(
+                name,
+                database,
+                base == null ? Namespace.empty() : Namespace.of(base.split("\\.")),
+                catalogLoader(name, options),
+                cache,
+                expiration);
     }
 
     /** Creates the catalog and registers it with the table environment under the name. */
@@ -98,8 +107,9 @@ public final class IcebergCatalogs {
             return;
         }
         if (!new File(dir).isDirectory()) {
-            throw new InletValidationException("'" + (files[0].startsWith("hive") ? "hive-conf-dir" : "hadoop-conf-dir") + "' = '" + dir
-                    + "' is not a directory; point it at the directory holding " + String.join(" and ", files) + ".");
+            throw new InletValidationException("'" + (files[0].startsWith("hive") ? "hive-conf-dir" : "hadoop-conf-dir")
+                    + "' = '" + dir + "' is not a directory; point it at the directory holding "
+                    + String.join(" and ", files) + ".");
         }
         for (String file : files) {
             File f = new File(dir, file);
@@ -113,13 +123,15 @@ public final class IcebergCatalogs {
         String type = options.get(IcebergCatalogOptions.CATALOG_TYPE.key());
         String impl = options.get(IcebergCatalogOptions.CATALOG_IMPL.key());
         if (type == null && impl == null) {
-            throw new InletValidationException("Iceberg catalog '" + name + "' needs 'catalog-type' (hadoop, hive, rest, jdbc, glue, nessie)"
-                    + " or 'catalog-impl' (a Catalog class name).");
+            throw new InletValidationException(
+                    "Iceberg catalog '" + name + "' needs 'catalog-type' (hadoop, hive, rest, jdbc, glue, nessie)"
+                            + " or 'catalog-impl' (a Catalog class name).");
         }
         Map<String, String> properties = new HashMap<>();
         options.forEach((k, v) -> {
             if (!k.startsWith(IcebergCatalogOptions.HADOOP_PREFIX) && !OWN_KEYS.contains(k)) {
-                properties.put(k, v); // as Iceberg's own catalog factory does: the catalog ignores what it does not know
+                properties.put(
+                        k, v); // as Iceberg's own catalog factory does: the catalog ignores what it does not know
             }
         });
         // The configuration travels to the task managers as entries: files read here, on the client.
@@ -127,7 +139,8 @@ public final class IcebergCatalogs {
         for (Map.Entry<String, String> e : hadoopConfiguration(options)) {
             hadoop.put(e.getKey(), e.getValue());
         }
-        IcebergCatalogConfig config = IcebergCatalogConfig.of(name, type == null ? "custom" : type, impl, properties, hadoop);
+        IcebergCatalogConfig config =
+                IcebergCatalogConfig.of(name, type == null ? "custom" : type, impl, properties, hadoop);
         java.util.List<String> problems = config.problems();
         if (!problems.isEmpty()) {
             throw new InletValidationException(problems);

@@ -42,10 +42,17 @@ public final class InletIcebergCatalogFactory implements CatalogFactory {
     @Override
     public Set<ConfigOption<?>> optionalOptions() {
         // Open-ended like Iceberg's: unknown keys are catalog properties, so Flink does not validate them.
-        return Set.of(IcebergCatalogOptions.CATALOG_TYPE, IcebergCatalogOptions.CATALOG_IMPL, IcebergCatalogOptions.WAREHOUSE,
-                IcebergCatalogOptions.URI, IcebergCatalogOptions.DEFAULT_DATABASE, IcebergCatalogOptions.BASE_NAMESPACE,
-                IcebergCatalogOptions.CACHE_ENABLED, IcebergCatalogOptions.CACHE_EXPIRATION_INTERVAL_MS,
-                IcebergCatalogOptions.HADOOP_CONF_DIR, IcebergCatalogOptions.HIVE_CONF_DIR);
+        return Set.of(
+                IcebergCatalogOptions.CATALOG_TYPE,
+                IcebergCatalogOptions.CATALOG_IMPL,
+                IcebergCatalogOptions.WAREHOUSE,
+                IcebergCatalogOptions.URI,
+                IcebergCatalogOptions.DEFAULT_DATABASE,
+                IcebergCatalogOptions.BASE_NAMESPACE,
+                IcebergCatalogOptions.CACHE_ENABLED,
+                IcebergCatalogOptions.CACHE_EXPIRATION_INTERVAL_MS,
+                IcebergCatalogOptions.HADOOP_CONF_DIR,
+                IcebergCatalogOptions.HIVE_CONF_DIR);
     }
 
     @Override

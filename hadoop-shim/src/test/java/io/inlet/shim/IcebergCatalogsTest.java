@@ -23,11 +23,13 @@ class IcebergCatalogsTest {
 
     @Test
     void tableLoadersSurviveSerializationAndLoadTheTable(@TempDir Path warehouse) throws Exception {
-        Map<String, String> options = Map.of("catalog-type", "hadoop", "warehouse", warehouse.toUri().toString());
+        Map<String, String> options =
+                Map.of("catalog-type", "hadoop", "warehouse", warehouse.toUri().toString());
         CatalogLoader loader = IcebergCatalogs.catalogLoader("lake", options);
         Catalog catalog = loader.loadCatalog();
         ((SupportsNamespaces) catalog).createNamespace(Namespace.of("shop"));
-        catalog.createTable(TableIdentifier.of("shop", "orders"),
+        catalog.createTable(
+                TableIdentifier.of("shop", "orders"),
                 new Schema(Types.NestedField.required(1, "id", Types.LongType.get())));
 
         TableLoader tableLoader = IcebergCatalogs.tableLoader("lake", options, "shop", "orders");
@@ -35,7 +37,8 @@ class IcebergCatalogsTest {
         shipped.open();
         try {
             assertThat(shipped.loadTable().schema().findField("id")).isNotNull();
-            assertThat(shipped.loadTable().location()).startsWith(warehouse.toUri().toString().replaceAll("/$", ""));
+            assertThat(shipped.loadTable().location())
+                    .startsWith(warehouse.toUri().toString().replaceAll("/$", ""));
         } finally {
             shipped.close();
         }
@@ -43,10 +46,17 @@ class IcebergCatalogsTest {
 
     @Test
     void hadoopEntriesComeFromOptionsAndConfDirsOnly(@TempDir Path dir) throws Exception {
-        Files.writeString(dir.resolve("core-site.xml"), "<configuration><property><name>fs.s3a.endpoint</name>"
-                + "<value>http://127.0.0.1:9000</value></property></configuration>");
+        Files.writeString(
+                dir.resolve("core-site.xml"),
+                "<configuration><property><name>fs.s3a.endpoint</name>"
+                        + "<value>http://127.0.0.1:9000</value></property></configuration>");
         org.apache.hadoop.conf.Configuration conf = IcebergCatalogs.hadoopConfiguration(Map.of(
-                "hadoop-conf-dir", dir.toString(), "hadoop.fs.s3a.path.style.access", "true", "warehouse", "s3a://b/w"));
+                "hadoop-conf-dir",
+                dir.toString(),
+                "hadoop.fs.s3a.path.style.access",
+                "true",
+                "warehouse",
+                "s3a://b/w"));
         assertThat(conf.get("fs.s3a.endpoint")).isEqualTo("http://127.0.0.1:9000");
         assertThat(conf.get("fs.s3a.path.style.access")).isEqualTo("true");
         assertThat(conf.get("warehouse")).isNull();

@@ -8,8 +8,8 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.apache.iceberg.flink.FlinkCatalog;
+import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,7 +33,8 @@ class InletIcebergCatalogITCase {
         tEnv.executeSql("CREATE DATABASE lake.shop");
         tEnv.executeSql("CREATE TABLE lake.shop.orders (id BIGINT, customer STRING, PRIMARY KEY (id) NOT ENFORCED)"
                 + " WITH ('format-version' = '2', 'write.upsert.enabled' = 'true')");
-        tEnv.executeSql("INSERT INTO lake.shop.orders VALUES (1, 'anna'), (2, 'bob')").await();
+        tEnv.executeSql("INSERT INTO lake.shop.orders VALUES (1, 'anna'), (2, 'bob')")
+                .await();
         tEnv.executeSql("INSERT INTO lake.shop.orders VALUES (2, 'bea')").await(); // an upsert of key 2
 
         assertThat(rows(tEnv, "SELECT id, customer FROM lake.shop.orders ORDER BY id"))
@@ -52,14 +53,25 @@ class InletIcebergCatalogITCase {
     @Test
     void badOptionsNameTheOptionAndTheFix(@TempDir Path warehouse) {
         TableEnvironment tEnv = TableEnvironment.create(EnvironmentSettings.inBatchMode());
-        assertThatThrownBy(() -> tEnv.executeSql("CREATE CATALOG a WITH ('type' = 'inlet-iceberg', 'warehouse' = '" + warehouse.toUri() + "')"))
-                .hasStackTraceContaining("needs 'catalog-type' (hadoop, hive, rest, jdbc, glue, nessie) or 'catalog-impl'");
-        assertThatThrownBy(() -> tEnv.executeSql("CREATE CATALOG b WITH ('type' = 'inlet-iceberg', 'catalog-type' = 'hadoop')"))
+        assertThatThrownBy(() -> tEnv.executeSql(
+                        "CREATE CATALOG a WITH ('type' = 'inlet-iceberg', 'warehouse' = '" + warehouse.toUri() + "')"))
+                .hasStackTraceContaining(
+                        "needs 'catalog-type' (hadoop, hive, rest, jdbc, glue, nessie) or 'catalog-impl'");
+        assertThatThrownBy(() ->
+                        tEnv.executeSql("CREATE CATALOG b WITH ('type' = 'inlet-iceberg', 'catalog-type' = 'hadoop')"))
                 .hasStackTraceContaining("A hadoop catalog needs 'warehouse'");
-        assertThatThrownBy(() -> tEnv.executeSql("CREATE CATALOG c WITH ('type' = 'inlet-iceberg', 'catalog-type' = 'hive', 'uri' = 'thrift://127.0.0.1:1')"))
+        assertThatThrownBy(() -> tEnv.executeSql("CREATE CATALOG c WITH ('type' = 'inlet-iceberg', 'catalog-type' ="
+                        + " 'hive', 'uri'" + " = 'thrift://127.0.0.1:1')"))
                 .hasStackTraceContaining("needs Hive's metastore client");
-        assertThatThrownBy(() -> IcebergCatalogs.create("d", Map.of("catalog-type", "hadoop", "warehouse", warehouse.toUri().toString(),
-                "hadoop-conf-dir", warehouse.resolve("missing").toString())))
+        assertThatThrownBy(() -> IcebergCatalogs.create(
+                        "d",
+                        Map.of(
+                                "catalog-type",
+                                "hadoop",
+                                "warehouse",
+                                warehouse.toUri().toString(),
+                                "hadoop-conf-dir",
+                                warehouse.resolve("missing").toString())))
                 .hasMessageContaining("'hadoop-conf-dir' = '" + warehouse.resolve("missing") + "' is not a directory");
     }
 

@@ -81,27 +81,32 @@ public final class FlinkDistribution {
             StringBuilder yaml = new StringBuilder();
             flinkConf.forEach((k, v) -> yaml.append(k).append(": ").append(v).append('\n'));
             Files.writeString(conf.resolve("flink-conf.yaml"), yaml.toString(), StandardCharsets.UTF_8);
-            Files.writeString(conf.resolve("log4j-cli.properties"), String.join("\n",
-                    "rootLogger.level = WARN",
-                    "rootLogger.appenderRef.console.ref = console",
-                    "appender.console.name = console",
-                    "appender.console.type = CONSOLE",
-                    "appender.console.layout.type = PatternLayout",
-                    "appender.console.layout.pattern = %d{HH:mm:ss,SSS} %-5p %c{1} - %m%n",
-                    "logger.inlet.name = io.inlet",
-                    "logger.inlet.level = INFO",
-                    "logger.shaded.name = io.inlet.shaded",
-                    "logger.shaded.level = WARN",
-                    "logger.client.name = org.apache.flink.client.cli",
-                    "logger.client.level = INFO",
-                    ""), StandardCharsets.UTF_8);
+            Files.writeString(
+                    conf.resolve("log4j-cli.properties"),
+                    String.join(
+                            "\n",
+                            "rootLogger.level = WARN",
+                            "rootLogger.appenderRef.console.ref = console",
+                            "appender.console.name = console",
+                            "appender.console.type = CONSOLE",
+                            "appender.console.layout.type = PatternLayout",
+                            "appender.console.layout.pattern = %d{HH:mm:ss,SSS} %-5p %c{1} - %m%n",
+                            "logger.inlet.name = io.inlet",
+                            "logger.inlet.level = INFO",
+                            "logger.shaded.name = io.inlet.shaded",
+                            "logger.shaded.level = WARN",
+                            "logger.client.name = org.apache.flink.client.cli",
+                            "logger.client.level = INFO",
+                            ""),
+                    StandardCharsets.UTF_8);
 
             List<String> command = new ArrayList<>();
             command.add(javaBinary());
             command.add("-Xmx1g");
             command.add("-XX:+UseParallelGC");
             command.add("-Djava.net.preferIPv4Stack=true");
-            command.add("-Dlog4j.configurationFile=" + conf.resolve("log4j-cli.properties").toUri());
+            command.add("-Dlog4j.configurationFile="
+                    + conf.resolve("log4j-cli.properties").toUri());
             // What JDK 17 needs opened for Flink: the same flags this JVM was started with.
             for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
                 if (arg.startsWith("--add-opens") || arg.startsWith("--add-exports")) {
@@ -122,7 +127,8 @@ public final class FlinkDistribution {
         /** Waits for {@code flink run} to end; returns its exit code (0: the job finished). */
         public int awaitExit(Duration timeout) throws InterruptedException {
             if (!process().waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                throw new IllegalStateException("flink run " + jar.getFileName() + " did not end within " + timeout + ". " + describe());
+                throw new IllegalStateException(
+                        "flink run " + jar.getFileName() + " did not end within " + timeout + ". " + describe());
             }
             return process().exitValue();
         }

@@ -33,7 +33,9 @@ public final class JobJar {
                     + " (run the ITCases with mvn verify, not from the test phase).");
         }
         try (JarFile f = new JarFile(jar.toFile())) {
-            List<String> names = Collections.list(f.entries()).stream().map(ZipEntry::getName).collect(Collectors.toList());
+            List<String> names = Collections.list(f.entries()).stream()
+                    .map(ZipEntry::getName)
+                    .collect(Collectors.toList());
             return new JobJar(jar, Collections.unmodifiableList(names));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -44,7 +46,8 @@ public final class JobJar {
     public static JobJar ofThisModule() {
         String artifact = System.getProperty("inlet.job-jar");
         if (artifact == null) {
-            throw new IllegalStateException("System property inlet.job-jar is not set; the examples' pom sets it for Surefire.");
+            throw new IllegalStateException(
+                    "System property inlet.job-jar is not set; the examples' pom sets it for Surefire.");
         }
         return of(Path.of(artifact));
     }
@@ -238,7 +241,8 @@ public final class JobJar {
                 }
                 try (JarFile f = new JarFile(entry)) {
                     for (ZipEntry e : Collections.list(f.entries())) {
-                        if (e.getName().startsWith("org/apache/flink/") && e.getName().endsWith(".class")) {
+                        if (e.getName().startsWith("org/apache/flink/")
+                                && e.getName().endsWith(".class")) {
                             classes.add(e.getName());
                         }
                     }
@@ -287,13 +291,16 @@ public final class JobJar {
         }
         List<String> fileSystems = services("io.inlet.shaded.org.apache.hadoop.fs.FileSystem");
         if (!fileSystems.contains("io.inlet.shaded.org.apache.hadoop.fs.LocalFileSystem")) {
-            problems.add("the relocated Hadoop FileSystem service file does not name the relocated LocalFileSystem: " + fileSystems);
+            problems.add("the relocated Hadoop FileSystem service file does not name the relocated LocalFileSystem: "
+                    + fileSystems);
         }
         for (String defaults : List.of("core-default.xml", "mapred-default.xml", "yarn-default.xml")) {
             String xml = text(defaults);
             if (xml == null) {
                 problems.add(defaults + " is missing, so Hadoop runs without its defaults");
-            } else if (java.util.regex.Pattern.compile("(?<![A-Za-z0-9_$.])org\\.apache\\.hadoop\\.").matcher(xml).find()) {
+            } else if (java.util.regex.Pattern.compile("(?<![A-Za-z0-9_$.])org\\.apache\\.hadoop\\.")
+                    .matcher(xml)
+                    .find()) {
                 problems.add(defaults + " names unrelocated Hadoop classes, which Hadoop then fails to load");
             }
         }
@@ -303,7 +310,8 @@ public final class JobJar {
                     + " then fails): " + sample(unrelocated));
         }
         List<String> signatures = entries.stream()
-                .filter(e -> e.startsWith("META-INF/") && (e.endsWith(".SF") || e.endsWith(".DSA") || e.endsWith(".RSA")))
+                .filter(e ->
+                        e.startsWith("META-INF/") && (e.endsWith(".SF") || e.endsWith(".DSA") || e.endsWith(".RSA")))
                 .collect(Collectors.toList());
         if (!signatures.isEmpty()) {
             problems.add("signature files of bundled jars, which make the JVM refuse the jar: " + signatures);
@@ -315,16 +323,20 @@ public final class JobJar {
     public List<String> icebergCatalogProblems() {
         List<String> problems = new ArrayList<>();
         List<String> factories = services("org.apache.flink.table.factories.Factory");
-        for (String f : List.of("io.inlet.shim.InletIcebergCatalogFactory", "org.apache.iceberg.flink.FlinkDynamicTableFactory")) {
+        for (String f : List.of(
+                "io.inlet.shim.InletIcebergCatalogFactory", "org.apache.iceberg.flink.FlinkDynamicTableFactory")) {
             if (!factories.contains(f)) {
-                problems.add("META-INF/services/org.apache.flink.table.factories.Factory does not name " + f + ": " + factories);
+                problems.add("META-INF/services/org.apache.flink.table.factories.Factory does not name " + f + ": "
+                        + factories);
             }
         }
-        if (!services("org.apache.flink.table.factories.TableFactory").contains("org.apache.iceberg.flink.FlinkCatalogFactory")) {
+        if (!services("org.apache.flink.table.factories.TableFactory")
+                .contains("org.apache.iceberg.flink.FlinkCatalogFactory")) {
             problems.add("Iceberg's FlinkCatalogFactory is not registered as a TableFactory");
         }
         String factory = "org/apache/iceberg/flink/FlinkCatalogFactory.class";
-        if (references(factory, SHADED + "org/apache/flink/runtime/util/HadoopUtils").isEmpty()) {
+        if (references(factory, SHADED + "org/apache/flink/runtime/util/HadoopUtils")
+                .isEmpty()) {
             problems.add("Iceberg's FlinkCatalogFactory does not call the relocated HadoopUtils");
         }
         List<String> plain = references(factory, "org/apache/flink/runtime/util/HadoopUtils");
@@ -341,6 +353,7 @@ public final class JobJar {
 
     /** For messages: a few of the given entries. */
     public static String sample(List<String> entries) {
-        return entries.size() + " entries, e.g. " + Arrays.toString(entries.stream().limit(5).toArray());
+        return entries.size() + " entries, e.g. "
+                + Arrays.toString(entries.stream().limit(5).toArray());
     }
 }

@@ -68,11 +68,29 @@ public final class KafkaBroker extends ServiceProcess implements ExtensionContex
             String log4jArg = "-Dlog4j.configuration=" + log4j.toUri();
             runToCompletion(
                     "kafka-storage-format",
-                    List.of(javaBinary(), "-Xmx256m", log4jArg, "-cp", classpath, "kafka.tools.StorageTool",
-                            "format", "--cluster-id=" + clusterId(), "-c", props.toString()),
+                    List.of(
+                            javaBinary(),
+                            "-Xmx256m",
+                            log4jArg,
+                            "-cp",
+                            classpath,
+                            "kafka.tools.StorageTool",
+                            "format",
+                            "--cluster-id=" + clusterId(),
+                            "-c",
+                            props.toString()),
                     120);
-            launch(List.of(javaBinary(), "-Xms128m", "-Xmx512m", "-XX:+UseParallelGC", log4jArg,
-                    "-Djava.net.preferIPv4Stack=true", "-cp", classpath, "kafka.Kafka", props.toString()));
+            launch(List.of(
+                    javaBinary(),
+                    "-Xms128m",
+                    "-Xmx512m",
+                    "-XX:+UseParallelGC",
+                    log4jArg,
+                    "-Djava.net.preferIPv4Stack=true",
+                    "-cp",
+                    classpath,
+                    "kafka.Kafka",
+                    props.toString()));
         } catch (IOException | InterruptedException e) {
             throw startFailure(e.toString(), e);
         }
@@ -84,7 +102,10 @@ public final class KafkaBroker extends ServiceProcess implements ExtensionContex
                     throw startFailure("the broker's JVM exited", null);
                 }
                 try {
-                    if (!admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).isEmpty()) {
+                    if (!admin.describeCluster()
+                            .nodes()
+                            .get(5, TimeUnit.SECONDS)
+                            .isEmpty()) {
                         return;
                     }
                 } catch (ExecutionException | TimeoutException e) {
@@ -100,7 +121,8 @@ public final class KafkaBroker extends ServiceProcess implements ExtensionContex
 
     @Override
     protected String extraLogs() {
-        return "\n--- last lines of " + workDir().resolve("server.log") + " ---\n" + tail(workDir().resolve("server.log"), 40);
+        return "\n--- last lines of " + workDir().resolve("server.log") + " ---\n"
+                + tail(workDir().resolve("server.log"), 40);
     }
 
     private String serverProperties() {
@@ -136,7 +158,8 @@ public final class KafkaBroker extends ServiceProcess implements ExtensionContex
      */
     private static String clusterId() {
         UUID u = UUID.randomUUID();
-        ByteBuffer b = ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits());
+        ByteBuffer b =
+                ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits());
         return Base64.getUrlEncoder().withoutPadding().encodeToString(b.array());
     }
 
@@ -174,7 +197,9 @@ public final class KafkaBroker extends ServiceProcess implements ExtensionContex
     public String createTopic(String prefix, int partitions) {
         String name = TestNames.unique(prefix);
         try (Admin admin = admin()) {
-            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException("Cannot create topic " + name + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {

@@ -91,8 +91,11 @@ public final class MariaDbServer extends ServiceProcess implements ExtensionCont
             Files.writeString(cnf, config(), StandardCharsets.UTF_8);
             String user = System.getProperty("user.name");
             List<String> install = new ArrayList<>(List.of(
-                    installDb, "--defaults-file=" + cnf, "--user=" + user,
-                    "--auth-root-authentication-method=normal", "--skip-test-db"));
+                    installDb,
+                    "--defaults-file=" + cnf,
+                    "--user=" + user,
+                    "--auth-root-authentication-method=normal",
+                    "--skip-test-db"));
             runToCompletion("mariadb-install-db", install, 120);
         } catch (IOException | InterruptedException e) {
             throw startFailure(e.toString(), e);
@@ -122,7 +125,10 @@ public final class MariaDbServer extends ServiceProcess implements ExtensionCont
     private void launchServer() {
         try {
             String mariadbd = ensureInstalled();
-            launch(List.of(mariadbd, "--defaults-file=" + workDir().resolve("my.cnf"), "--user=" + System.getProperty("user.name")));
+            launch(List.of(
+                    mariadbd,
+                    "--defaults-file=" + workDir().resolve("my.cnf"),
+                    "--user=" + System.getProperty("user.name")));
         } catch (IOException | InterruptedException e) {
             throw startFailure(e.toString(), e);
         }
@@ -181,14 +187,16 @@ public final class MariaDbServer extends ServiceProcess implements ExtensionCont
             }
         });
         StringBuilder cnf = new StringBuilder("[mysqld]\n");
-        settings.forEach((k, v) -> cnf.append(k).append(v.isEmpty() ? "" : "=" + v).append('\n'));
+        settings.forEach(
+                (k, v) -> cnf.append(k).append(v.isEmpty() ? "" : "=" + v).append('\n'));
         cnf.append("[client]\nsocket=").append(d.resolve("mysqld.sock")).append('\n');
         return cnf.toString();
     }
 
     @Override
     protected String extraLogs() {
-        return "\n--- last lines of " + workDir().resolve("error.log") + " ---\n" + tail(workDir().resolve("error.log"), 40);
+        return "\n--- last lines of " + workDir().resolve("error.log") + " ---\n"
+                + tail(workDir().resolve("error.log"), 40);
     }
 
     /** The server binary; installs Debian's mariadb-server first when it is missing. */
@@ -248,7 +256,10 @@ public final class MariaDbServer extends ServiceProcess implements ExtensionCont
     public String jdbcUrl(String database) {
         boolean tls = "ON".equalsIgnoreCase(overrides.get("require_secure_transport"));
         return "jdbc:mysql://127.0.0.1:" + port + "/" + database
-                + (tls ? "?sslMode=REQUIRED&enabledTLSProtocols=TLSv1.2,TLSv1.3" : "?useSSL=false&allowPublicKeyRetrieval=true") + "&serverTimezone=UTC&characterEncoding=utf8";
+                + (tls
+                        ? "?sslMode=REQUIRED&enabledTLSProtocols=TLSv1.2,TLSv1.3"
+                        : "?useSSL=false&allowPublicKeyRetrieval=true")
+                + "&serverTimezone=UTC&characterEncoding=utf8";
     }
 
     /** A root connection to the database ({@code ""} for none). */
@@ -265,7 +276,8 @@ public final class MariaDbServer extends ServiceProcess implements ExtensionCont
 
     /** Runs statements as root in the database, in order. */
     public void execute(String database, String... statements) {
-        try (Connection c = connection(database); Statement s = c.createStatement()) {
+        try (Connection c = connection(database);
+                Statement s = c.createStatement()) {
             for (String sql : statements) {
                 s.execute(sql);
             }

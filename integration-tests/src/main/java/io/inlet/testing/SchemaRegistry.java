@@ -30,7 +30,8 @@ public final class SchemaRegistry extends ServiceProcess implements ExtensionCon
     private static final Pattern ID = Pattern.compile("\"id\"\\s*:\\s*(\\d+)");
 
     private final int port;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private SchemaRegistry(Path workDir, int port) {
         super("apicurio-registry", workDir);
@@ -54,13 +55,18 @@ public final class SchemaRegistry extends ServiceProcess implements ExtensionCon
             Path home = unpacked();
             String version = ServiceDists.get("apicurio.version");
             launch(List.of(
-                    javaBinary(), "-Xms64m", "-Xmx512m", "-XX:+UseParallelGC",
+                    javaBinary(),
+                    "-Xms64m",
+                    "-Xmx512m",
+                    "-XX:+UseParallelGC",
                     "-Dquarkus.http.host=127.0.0.1",
                     "-Dquarkus.http.port=" + port,
                     "-Dquarkus.management.enabled=false",
                     "-Dquarkus.log.console.color=false",
                     "-Djava.net.preferIPv4Stack=true",
-                    "-jar", home.resolve("apicurio-registry-app-" + version + "-runner.jar").toString()));
+                    "-jar",
+                    home.resolve("apicurio-registry-app-" + version + "-runner.jar")
+                            .toString()));
         } catch (IOException | InterruptedException e) {
             throw startFailure(e.toString(), e);
         }
@@ -96,11 +102,11 @@ public final class SchemaRegistry extends ServiceProcess implements ExtensionCon
     private Path unpacked() throws IOException, InterruptedException {
         Path archive = Path.of(ServiceDists.get("apicurio.archive"));
         if (!Files.isRegularFile(archive)) {
-            throw new IllegalStateException(
-                    "The Apicurio Registry archive " + archive + " is missing; build"
-                            + " inlet-integration-tests-service-dists (mvn install) to download it.");
+            throw new IllegalStateException("The Apicurio Registry archive " + archive + " is missing; build"
+                    + " inlet-integration-tests-service-dists (mvn install) to download it.");
         }
-        Path home = Path.of(System.getProperty("java.io.tmpdir"), "inlet-apicurio-" + ServiceDists.get("apicurio.version"));
+        Path home =
+                Path.of(System.getProperty("java.io.tmpdir"), "inlet-apicurio-" + ServiceDists.get("apicurio.version"));
         if (Files.exists(home.resolve(".unpacked"))) {
             return home;
         }
@@ -149,7 +155,8 @@ public final class SchemaRegistry extends ServiceProcess implements ExtensionCon
                         .build(),
                 HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) {
-            throw new IllegalStateException("Registering under " + subject + " answered " + r.statusCode() + ": " + r.body());
+            throw new IllegalStateException(
+                    "Registering under " + subject + " answered " + r.statusCode() + ": " + r.body());
         }
         Matcher m = ID.matcher(r.body());
         if (!m.find()) {
@@ -161,7 +168,10 @@ public final class SchemaRegistry extends ServiceProcess implements ExtensionCon
     /** GET on the Confluent-compatible API, e.g. {@code /schemas/ids/1}. */
     public HttpResponse<String> get(String path) throws IOException, InterruptedException {
         return http.send(
-                HttpRequest.newBuilder(URI.create(ccompatUrl() + path)).timeout(Duration.ofSeconds(10)).GET().build(),
+                HttpRequest.newBuilder(URI.create(ccompatUrl() + path))
+                        .timeout(Duration.ofSeconds(10))
+                        .GET()
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 }

@@ -12,7 +12,8 @@ import java.util.Properties;
  */
 final class ServiceDists {
 
-    private static final Properties SERVICES = load("service-dists.properties", "inlet-integration-tests-service-dists");
+    private static final Properties SERVICES =
+            load("service-dists.properties", "inlet-integration-tests-service-dists");
     private static final Properties FLINK = load("flink-dist.properties", "inlet-integration-tests-flink-dist");
 
     private ServiceDists() {}
@@ -24,8 +25,10 @@ final class ServiceDists {
             if (in != null) {
                 p.load(in);
             } else {
-                p.setProperty("missing", resource.substring(1) + " is not on the classpath; depend on io.inlet:" + module
-                        + " and build it with Maven.");
+                p.setProperty(
+                        "missing",
+                        resource.substring(1) + " is not on the classpath; depend on io.inlet:" + module
+                                + " and build it with Maven.");
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);

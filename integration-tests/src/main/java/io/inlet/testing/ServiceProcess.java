@@ -52,7 +52,8 @@ public abstract class ServiceProcess implements AutoCloseable {
 
     /** Starts the process with these environment variables added. */
     protected void launch(List<String> command, java.util.Map<String, String> environment) throws IOException {
-        ProcessBuilder pb = new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true);
+        ProcessBuilder pb =
+                new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true);
         pb.environment().putAll(environment);
         pb.redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
         process = pb.start();
@@ -82,21 +83,19 @@ public abstract class ServiceProcess implements AutoCloseable {
     protected void runToCompletion(String what, List<String> command, long timeoutSeconds)
             throws IOException, InterruptedException {
         Path out = workDir.resolve(what.replaceAll("[^A-Za-z0-9]+", "-") + ".log");
-        Process p =
-                new ProcessBuilder(command)
-                        .directory(workDir.toFile())
-                        .redirectErrorStream(true)
-                        .redirectOutput(out.toFile())
-                        .start();
+        Process p = new ProcessBuilder(command)
+                .directory(workDir.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(out.toFile())
+                .start();
         if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
             p.destroyForcibly();
-            throw new IllegalStateException(
-                    name + ": " + what + " did not finish within " + timeoutSeconds + " s. Its output:\n" + tail(out, 40));
+            throw new IllegalStateException(name + ": " + what + " did not finish within " + timeoutSeconds
+                    + " s. Its output:\n" + tail(out, 40));
         }
         if (p.exitValue() != 0) {
-            throw new IllegalStateException(
-                    name + ": " + what + " failed with exit code " + p.exitValue() + " (" + shortCommand(command)
-                            + "). Its output:\n" + tail(out, 40));
+            throw new IllegalStateException(name + ": " + what + " failed with exit code " + p.exitValue() + " ("
+                    + shortCommand(command) + "). Its output:\n" + tail(out, 40));
         }
     }
 

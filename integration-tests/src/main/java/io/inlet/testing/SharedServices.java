@@ -20,7 +20,8 @@ final class SharedServices {
         Holder holder =
                 context.getRoot().getStore(NS).getOrComputeIfAbsent(type, k -> Holder.start(starter), Holder.class);
         if (holder.failure != null) {
-            throw new IllegalStateException(type.getSimpleName() + " could not be started: " + holder.failure.getMessage(), holder.failure);
+            throw new IllegalStateException(
+                    type.getSimpleName() + " could not be started: " + holder.failure.getMessage(), holder.failure);
         }
         return type.cast(holder.service);
     }

@@ -39,10 +39,31 @@ public final class TestCertificates {
     public static TestCertificates forLoopback(Path dir) throws Exception {
         Files.createDirectories(dir);
         Path keyStore = dir.resolve("server.p12");
-        String keytool = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
-        List<String> cmd = new ArrayList<>(List.of(keytool, "-genkeypair", "-alias", "server", "-keyalg", "RSA", "-keysize", "2048",
-                "-dname", "CN=127.0.0.1", "-ext", "SAN=ip:127.0.0.1", "-validity", "3", "-storetype", "PKCS12",
-                "-keystore", keyStore.toString(), "-storepass", PASSWORD, "-keypass", PASSWORD));
+        String keytool =
+                Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
+        List<String> cmd = new ArrayList<>(List.of(
+                keytool,
+                "-genkeypair",
+                "-alias",
+                "server",
+                "-keyalg",
+                "RSA",
+                "-keysize",
+                "2048",
+                "-dname",
+                "CN=127.0.0.1",
+                "-ext",
+                "SAN=ip:127.0.0.1",
+                "-validity",
+                "3",
+                "-storetype",
+                "PKCS12",
+                "-keystore",
+                keyStore.toString(),
+                "-storepass",
+                PASSWORD,
+                "-keypass",
+                PASSWORD));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
@@ -78,7 +99,8 @@ public final class TestCertificates {
     }
 
     private static String pem(String type, byte[] der) throws IOException {
-        String b64 = Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(der);
+        String b64 = Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+                .encodeToString(der);
         return "-----BEGIN " + type + "-----\n" + b64 + "\n-----END " + type + "-----\n";
     }
 }

@@ -10,6 +10,7 @@ public final class TestNames {
 
     /** {@code prefix_} and 10 random lower-case hex digits: valid in MySQL, Kafka and Iceberg. */
     public static String unique(String prefix) {
-        return prefix.toLowerCase(Locale.ROOT) + "_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+        return prefix.toLowerCase(Locale.ROOT) + "_"
+                + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
     }
 }

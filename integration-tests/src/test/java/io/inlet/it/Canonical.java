@@ -1,5 +1,7 @@
 package io.inlet.it;
 
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.types.Row;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
@@ -27,9 +29,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
-
-import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.types.Row;
 
 /**
  * Tables read into a canonical text form, value by value, so that a MySQL table read with JDBC and
@@ -79,15 +78,20 @@ final class Canonical {
     static List<String> mysql(Connection c, String database, String table) throws SQLException {
         Map<String, String> types = new LinkedHashMap<>();
         try (Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery(
-                        "SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = '"
-                                + database + "' AND TABLE_NAME = '" + table + "' ORDER BY ORDINAL_POSITION")) {
+                ResultSet rs =
+                        s.executeQuery("SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE FROM information_schema.COLUMNS"
+                                + " WHERE TABLE_SCHEMA = '" + database + "' AND TABLE_NAME = '" + table
+                                + "' ORDER BY ORDINAL_POSITION")) {
             while (rs.next()) {
-                types.put(rs.getString(1), rs.getString(2).toLowerCase(Locale.ROOT) + " " + rs.getString(3).toLowerCase(Locale.ROOT));
+                types.put(
+                        rs.getString(1),
+                        rs.getString(2).toLowerCase(Locale.ROOT) + " "
+                                + rs.getString(3).toLowerCase(Locale.ROOT));
             }
         }
         List<String> rows = new ArrayList<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT * FROM `" + database + "`.`" + table + "`")) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT * FROM `" + database + "`.`" + table + "`")) {
             ResultSetMetaData md = rs.getMetaData();
             while (rs.next()) {
                 StringBuilder row = new StringBuilder();
@@ -112,7 +116,9 @@ final class Canonical {
                         v = rs.getBigDecimal(i);
                     } else if (type.startsWith("float ")) {
                         v = rs.getObject(i) == null ? null : rs.getFloat(i);
-                    } else if (type.startsWith("tinyint ") && type.contains("tinyint(1)") && !type.contains("unsigned")) {
+                    } else if (type.startsWith("tinyint ")
+                            && type.contains("tinyint(1)")
+                            && !type.contains("unsigned")) {
                         v = rs.getObject(i) == null ? null : rs.getBoolean(i);
                     } else if (type.startsWith("bigint ") && type.contains("unsigned")) {
                         v = rs.getBigDecimal(i);
@@ -140,7 +146,8 @@ final class Canonical {
     /** The rows a MySQL query returns, read as the given Flink row type says (column i as field i). */
     static List<String> mysqlQuery(Connection c, String query, RowType type) throws SQLException {
         List<String> rows = new ArrayList<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(query)) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(query)) {
             while (rs.next()) {
                 StringBuilder row = new StringBuilder();
                 for (int i = 0; i < type.getFieldCount(); i++) {
@@ -162,8 +169,11 @@ final class Canonical {
                         case DOUBLE:
                             // A MySQL FLOAT is a float32; Debezium hands it on as the exact double of
                             // that float, while JDBC's text protocol rounds it to a short decimal.
-                            boolean float32 = "FLOAT".equalsIgnoreCase(rs.getMetaData().getColumnTypeName(col));
-                            v = rs.getObject(col) == null ? null : float32 ? (double) rs.getFloat(col) : rs.getDouble(col);
+                            boolean float32 =
+                                    "FLOAT".equalsIgnoreCase(rs.getMetaData().getColumnTypeName(col));
+                            v = rs.getObject(col) == null
+                                    ? null
+                                    : float32 ? (double) rs.getFloat(col) : rs.getDouble(col);
                             break;
                         case DECIMAL:
                             v = rs.getBigDecimal(col);
@@ -188,7 +198,10 @@ final class Canonical {
                         default:
                             v = rs.getString(col);
                     }
-                    row.append(i == 0 ? "" : ", ").append(type.getFieldNames().get(i)).append('=').append(value(v));
+                    row.append(i == 0 ? "" : ", ")
+                            .append(type.getFieldNames().get(i))
+                            .append('=')
+                            .append(value(v));
                 }
                 rows.add(row.toString());
             }
@@ -230,7 +243,10 @@ final class Canonical {
             for (Record r : records) {
                 StringBuilder row = new StringBuilder();
                 for (int i = 0; i < fields.size(); i++) {
-                    row.append(i == 0 ? "" : ", ").append(fields.get(i).name()).append('=').append(value(r.get(i)));
+                    row.append(i == 0 ? "" : ", ")
+                            .append(fields.get(i).name())
+                            .append('=')
+                            .append(value(r.get(i)));
                 }
                 rows.add(row.toString());
             }

@@ -53,7 +53,8 @@ class ComposedPipelinesITCase {
     static final MiniClusterExtension MINI_CLUSTER = MiniClusters.extension(4);
 
     @Test
-    void debeziumOnKafkaIntoIceberg(MariaDbServer mysql, KafkaBroker kafka, SchemaRegistry registry, @TempDir Path warehouse) throws Exception {
+    void debeziumOnKafkaIntoIceberg(
+            MariaDbServer mysql, KafkaBroker kafka, SchemaRegistry registry, @TempDir Path warehouse) throws Exception {
         String db = mysql.createDatabase();
         String server = TestNames.unique("dbz");
         try (DebeziumProducer dbz = DebeziumKafkaToHudiITCase.debezium(mysql, db, server, kafka, registry)) {
@@ -63,16 +64,21 @@ class ComposedPipelinesITCase {
             Pipeline pipeline = Pipeline.builder()
                     .environment(env)
                     .source(DebeziumKafkaToHudiITCase.source(server, kafka, registry))
-                    .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build())
+                    .sink(IcebergSink.builder()
+                            .warehouse(warehouse.toUri().toString())
+                            .build())
                     .build();
             JobClient job = pipeline.executeAsync();
-            try (HadoopCatalog catalog = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toUri().toString());
+            try (HadoopCatalog catalog = new HadoopCatalog(
+                            new org.apache.hadoop.conf.Configuration(false),
+                            warehouse.toUri().toString());
                     Connection c = mysql.connection(db)) {
                 awaitIcebergEqual(job, c, db, catalog, pipeline.sinkTables());
                 // Debezium delivers at least once: after its own restart it resends changes. The sink
                 // must apply them idempotently (write-mode auto chooses upsert for this source).
                 assertThat(resend(kafka, server + "." + db + ".orders")).isGreaterThanOrEqualTo(4);
-                mysql.execute(db,
+                mysql.execute(
+                        db,
                         "UPDATE orders SET status = 'cancelled' WHERE id = 4",
                         "DELETE FROM order_items WHERE order_id = 1 AND line_no = 1",
                         "INSERT INTO all_types VALUES " + ShopDatabase.allTypesLowRow(9),
@@ -95,17 +101,24 @@ class ComposedPipelinesITCase {
         HudiSink sink = DebeziumKafkaToHudiITCase.hudi(lake).build();
         Pipeline pipeline = Pipeline.builder()
                 .environment(env)
-                .source(MySqlCdcSource.builder().hostname(mysql.host()).port(mysql.port())
-                        .username(mysql.rootUser()).password(mysql.rootPassword()).databaseList(db).build())
+                .source(MySqlCdcSource.builder()
+                        .hostname(mysql.host())
+                        .port(mysql.port())
+                        .username(mysql.rootUser())
+                        .password(mysql.rootPassword())
+                        .databaseList(db)
+                        .build())
                 .sink(sink)
                 .build();
         JobClient job = pipeline.executeAsync();
         try (Connection c = mysql.connection(db)) {
             DebeziumKafkaToHudiITCase.awaitEqual(job, c, db, lake, sink, pipeline.sinkTables());
-            mysql.execute(db,
+            mysql.execute(
+                    db,
                     "START TRANSACTION",
                     "DELETE FROM orders WHERE id = 2",
-                    "INSERT INTO orders (id, customer, amount, status, note, created) VALUES (2, 'bob again', 2.00, 'new', NULL, '2024-04-04 04:04:04.444')",
+                    "INSERT INTO orders (id, customer, amount, status, note, created) VALUES (2,"
+                            + " 'bob again', 2.00, 'new', NULL, '2024-04-04 04:04:04.444')",
                     "COMMIT",
                     "UPDATE all_types SET c_int = -1, c_time6 = '01:02:03.004000' WHERE id = 1",
                     "INSERT INTO all_types VALUES " + ShopDatabase.allTypesRow(7));
@@ -117,20 +130,40 @@ class ComposedPipelinesITCase {
 
         // The tables Hudi wrote are checked before a new pipeline writes them again.
         DebeziumKafkaToHudiITCase.hudi(lake).build().validate(pipeline.sinkTables());
-        assertThatThrownBy(() -> DebeziumKafkaToHudiITCase.hudi(lake).tableType("COPY_ON_WRITE").build().validate(pipeline.sinkTables()))
-                .hasMessageContaining("The existing Hudi table at " + lake.toUri().toString().replaceAll("/+$", "") + "/" + db + "/orders is MERGE_ON_READ, not COPY_ON_WRITE");
-        assertThatThrownBy(() -> DebeziumKafkaToHudiITCase.hudi(lake).partitionFields(db + ".orders", "status").build().validate(pipeline.sinkTables()))
+        assertThatThrownBy(() -> DebeziumKafkaToHudiITCase.hudi(lake)
+                        .tableType("COPY_ON_WRITE")
+                        .build()
+                        .validate(pipeline.sinkTables()))
+                .hasMessageContaining(
+                        "The existing Hudi table at " + lake.toUri().toString().replaceAll("/+$", "") + "/" + db
+                                + "/orders is MERGE_ON_READ, not COPY_ON_WRITE");
+        assertThatThrownBy(() -> DebeziumKafkaToHudiITCase.hudi(lake)
+                        .partitionFields(db + ".orders", "status")
+                        .build()
+                        .validate(pipeline.sinkTables()))
                 .hasMessageContaining("/orders is partitioned by [], the sink would partition by [status]");
-        TableDescriptor orders = pipeline.sinkTables().stream().filter(t -> t.tableId().table().equals("orders")).findFirst().get();
-        TableDescriptor retyped = orders.toBuilder().columns(orders.columns().stream()
-                .map(col -> col.name().equals("amount") ? col.withType(org.apache.flink.table.api.DataTypes.DOUBLE()) : col)
-                .collect(java.util.stream.Collectors.toList())).build();
-        assertThatThrownBy(() -> DebeziumKafkaToHudiITCase.hudi(lake).precombineField("created").build().validate(List.of(retyped)))
+        TableDescriptor orders = pipeline.sinkTables().stream()
+                .filter(t -> t.tableId().table().equals("orders"))
+                .findFirst()
+                .get();
+        TableDescriptor retyped = orders.toBuilder()
+                .columns(orders.columns().stream()
+                        .map(col -> col.name().equals("amount")
+                                ? col.withType(org.apache.flink.table.api.DataTypes.DOUBLE())
+                                : col)
+                        .collect(java.util.stream.Collectors.toList()))
+                .build();
+        assertThatThrownBy(() -> DebeziumKafkaToHudiITCase.hudi(lake)
+                        .precombineField("created")
+                        .build()
+                        .validate(List.of(retyped)))
                 .hasMessageContaining("orders versions by '_source_position', the sink by 'created'")
-                .hasMessageContaining("has the columns [id, customer, amount, status, note, created, _source_position]");
+                .hasMessageContaining(
+                        "has the columns [id, customer, amount, status, note, created, _source_position]");
     }
 
-    private static void awaitIcebergEqual(JobClient job, Connection c, String db, HadoopCatalog catalog, List<TableDescriptor> tables)
+    private static void awaitIcebergEqual(
+            JobClient job, Connection c, String db, HadoopCatalog catalog, List<TableDescriptor> tables)
             throws Exception {
         long deadline = System.nanoTime() + DebeziumKafkaToHudiITCase.TIMEOUT.toNanos();
         for (TableDescriptor t : tables) {
@@ -156,14 +189,17 @@ class ComposedPipelinesITCase {
         Properties c = new Properties();
         c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
         List<ProducerRecord<byte[], byte[]>> again = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
-                    .map(p -> new TopicPartition(topic, p.partition())).collect(Collectors.toList());
+                    .map(p -> new TopicPartition(topic, p.partition()))
+                    .collect(Collectors.toList());
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p)) && System.nanoTime() < deadline) {
+            while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p))
+                    && System.nanoTime() < deadline) {
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
                     again.add(new ProducerRecord<>(topic, r.partition(), r.key(), r.value()));
                 }
@@ -171,7 +207,8 @@ class ComposedPipelinesITCase {
         }
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (ProducerRecord<byte[], byte[]> r : again) {
                 producer.send(r).get();
             }

@@ -56,7 +56,8 @@ class DebeziumKafkaBadInputITCase {
     private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = MiniClusters.extension(2, REPORTER.addToConfiguration(new Configuration()));
+    static final MiniClusterExtension MINI_CLUSTER =
+            MiniClusters.extension(2, REPORTER.addToConfiguration(new Configuration()));
 
     /** Good Debezium records of orders (and measures), then three bad ones appended to orders. */
     private static Map<String, Object> badTopic(KafkaBroker kafka, SchemaRegistry registry) throws Exception {
@@ -72,9 +73,11 @@ class DebeziumKafkaBadInputITCase {
         List<byte[]> bad = List.of(badMagic, unknownId, truncated);
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (byte[] b : bad) {
-                producer.send(new ProducerRecord<>(topics[0], good.get(0).key(), b)).get();
+                producer.send(new ProducerRecord<>(topics[0], good.get(0).key(), b))
+                        .get();
             }
         }
         Map<String, Object> m = new HashMap<>();
@@ -90,7 +93,8 @@ class DebeziumKafkaBadInputITCase {
         c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         c.put(ConsumerConfig.GROUP_ID_CONFIG, TestNames.unique("g"));
         List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             consumer.subscribe(List.of(topic));
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while (out.size() < n && System.nanoTime() < deadline) {
@@ -118,13 +122,15 @@ class DebeziumKafkaBadInputITCase {
         env.setRestartStrategy(RestartStrategies.fixedDelayRestart(1000, 100));
         JobClient job = Pipeline.builder()
                 .environment(env)
-                .source(FlinkDebeziumFormatITCase.source(kafka, registry, orders).build())
+                .source(FlinkDebeziumFormatITCase.source(kafka, registry, orders)
+                        .build())
                 .sink(CollectingChangeSink.builder().build())
                 .build()
                 .executeAsync();
         try {
             assertThat(Jobs.messages(Jobs.awaitFailure(job, Duration.ofSeconds(60))))
-                    .contains("Cannot decode the Debezium record at topic " + orders + ", partition 0, offset " + t.get("firstBadOffset"))
+                    .contains("Cannot decode the Debezium record at topic " + orders + ", partition 0, offset "
+                            + t.get("firstBadOffset"))
                     .contains("not the Confluent wire format's magic byte 0")
                     .contains("'bad-record.action' = 'dead-letter'");
         } finally {
@@ -133,14 +139,17 @@ class DebeziumKafkaBadInputITCase {
     }
 
     @Test
-    void badRecordsGoToTheDeadLetterTopicAsTheyWereWithTheReason(KafkaBroker kafka, SchemaRegistry registry) throws Exception {
+    void badRecordsGoToTheDeadLetterTopicAsTheyWereWithTheReason(KafkaBroker kafka, SchemaRegistry registry)
+            throws Exception {
         Map<String, Object> t = badTopic(kafka, registry);
         String orders = ((String[]) t.get("topics"))[0];
         String dlq = kafka.createTopic("dead_letters", 1);
         CollectingChangeSink sink = CollectingChangeSink.builder().build();
         JobID job = Pipeline.builder()
                 .environment(env())
-                .source(FlinkDebeziumFormatITCase.source(kafka, registry, orders).deadLetterTopic(dlq).build())
+                .source(FlinkDebeziumFormatITCase.source(kafka, registry, orders)
+                        .deadLetterTopic(dlq)
+                        .build())
                 .sink(sink)
                 .build()
                 .execute()
@@ -167,7 +176,8 @@ class DebeziumKafkaBadInputITCase {
     }
 
     @Test
-    void aRegistryThatIsDownStopsThePipelineBeforeItStarts(KafkaBroker kafka, SchemaRegistry registry) throws Exception {
+    void aRegistryThatIsDownStopsThePipelineBeforeItStarts(KafkaBroker kafka, SchemaRegistry registry)
+            throws Exception {
         String[] topics = FlinkDebeziumFormatITCase.produce(kafka, registry);
         int closed = FreePorts.next();
         assertThatThrownBy(() -> DebeziumKafkaSource.builder()
@@ -182,7 +192,9 @@ class DebeziumKafkaBadInputITCase {
                 .hasMessageContaining("Cannot read schemas from the schema registry at http://127.0.0.1:" + closed)
                 .hasMessageContaining("after 3 attempts")
                 .hasMessageContaining("Check 'debezium-avro-confluent.url'");
-        assertThatThrownBy(() -> FlinkDebeziumFormatITCase.source(kafka, registry, "no_such_topic").build().discoverTables())
+        assertThatThrownBy(() -> FlinkDebeziumFormatITCase.source(kafka, registry, "no_such_topic")
+                        .build()
+                        .discoverTables())
                 .hasMessageContaining("has no topic [no_such_topic]")
                 // the connection failure is named by its type, not as a stray 'null'
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain(": null"));
@@ -193,13 +205,18 @@ class DebeziumKafkaBadInputITCase {
         String[] topics = FlinkDebeziumFormatITCase.produce(kafka, registry);
         // Apicurio's root instead of its Confluent-compatible API: every subject is 'missing'.
         assertThatThrownBy(() -> FlinkDebeziumFormatITCase.source(kafka, registry, topics[0])
-                        .registryUrl("http://127.0.0.1:" + registry.port()).build().discoverTables())
+                        .registryUrl("http://127.0.0.1:" + registry.port())
+                        .build()
+                        .discoverTables())
                 .hasMessageContaining("has no subject " + topics[0] + "-value")
                 .hasMessageContaining("answers 404 for /subjects too, so the URL's path looks wrong")
                 .hasMessageContaining("/apis/ccompat/v7");
         int closed = FreePorts.next();
         assertThatThrownBy(() -> FlinkDebeziumFormatITCase.source(kafka, registry, topics[0])
-                        .registryUrl("http://127.0.0.1:" + closed).registryMaxRetries(0).build().discoverTables())
+                        .registryUrl("http://127.0.0.1:" + closed)
+                        .registryMaxRetries(0)
+                        .build()
+                        .discoverTables())
                 .hasMessageContaining("ConnectException")
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain(": null"));
         // A pattern that also matches a topic that is not Debezium's (here another application's) and the
@@ -207,9 +224,14 @@ class DebeziumKafkaBadInputITCase {
         String prefix = topics[0].substring(0, topics[0].indexOf('.'));
         String other = kafka.createTopic(prefix + ".app.events", 1);
         String dlq = kafka.createTopic(prefix + ".dead.letters", 1);
-        assertThatThrownBy(() -> DebeziumKafkaSource.builder().bootstrapServers(kafka.bootstrapServers())
-                        .topicPattern(java.util.regex.Pattern.quote(prefix) + "\\..*").registryUrl(registry.ccompatUrl())
-                        .deadLetterTopic(dlq).startupMode("earliest-offset").build().discoverTables())
+        assertThatThrownBy(() -> DebeziumKafkaSource.builder()
+                        .bootstrapServers(kafka.bootstrapServers())
+                        .topicPattern(java.util.regex.Pattern.quote(prefix) + "\\..*")
+                        .registryUrl(registry.ccompatUrl())
+                        .deadLetterTopic(dlq)
+                        .startupMode("earliest-offset")
+                        .build()
+                        .discoverTables())
                 .hasMessageContaining("has no subject " + other + "-value")
                 .hasMessageContaining("narrow 'topic-pattern'")
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain(dlq + "-value"));
@@ -221,6 +243,8 @@ class DebeziumKafkaBadInputITCase {
     }
 
     private static long counter(JobID job, String name) {
-        return REPORTER.findMetrics(job, name).values().stream().mapToLong(m -> ((Counter) m).getCount()).sum();
+        return REPORTER.findMetrics(job, name).values().stream()
+                .mapToLong(m -> ((Counter) m).getCount())
+                .sum();
     }
 }

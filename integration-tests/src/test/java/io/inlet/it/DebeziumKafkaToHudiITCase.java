@@ -46,11 +46,13 @@ class DebeziumKafkaToHudiITCase {
     static final Duration TIMEOUT = Duration.ofSeconds(180);
 
     /** Creates the shop tables, loads them, and starts Debezium on them; returns the producer. */
-    static DebeziumProducer debezium(MariaDbServer mysql, String db, String server, KafkaBroker kafka, SchemaRegistry registry)
+    static DebeziumProducer debezium(
+            MariaDbServer mysql, String db, String server, KafkaBroker kafka, SchemaRegistry registry)
             throws Exception {
         ShopDatabase.create(mysql, db);
         ShopDatabase.load(mysql, db);
-        kafka.createTopics(2, server + "." + db + ".orders", server + "." + db + ".order_items", server + "." + db + ".all_types");
+        kafka.createTopics(
+                2, server + "." + db + ".orders", server + "." + db + ".order_items", server + "." + db + ".all_types");
         DebeziumProducer dbz = DebeziumProducer.start(mysql, db, server, kafka, registry);
         dbz.awaitProduced(11, TIMEOUT); // the snapshot: 4 orders, 4 items, 3 all_types rows
         return dbz;
@@ -84,26 +86,47 @@ class DebeziumKafkaToHudiITCase {
             env.setParallelism(2);
             env.enableCheckpointing(1000);
             HudiSink sink = hudi(lake).build();
-            Pipeline pipeline = Pipeline.builder().environment(env).source(source(server, kafka, registry)).sink(sink).build();
-            assertThat(pipeline.sinkTables()).extracting(t -> t.tableId().identifier())
+            Pipeline pipeline = Pipeline.builder()
+                    .environment(env)
+                    .source(source(server, kafka, registry))
+                    .sink(sink)
+                    .build();
+            assertThat(pipeline.sinkTables())
+                    .extracting(t -> t.tableId().identifier())
                     .containsExactlyInAnyOrder(db + ".orders", db + ".order_items", db + ".all_types");
-            TableDescriptor allTypes = pipeline.sinkTables().stream().filter(t -> t.tableId().table().equals("all_types")).findFirst().get();
-            assertThat(allTypes.column("c_timestamp").get().type().getLogicalType().asSummaryString()).isEqualTo("TIMESTAMP_LTZ(6)");
-            assertThat(allTypes.column("c_bit12").get().type().getLogicalType().asSummaryString()).isEqualTo("BINARY(2)");
-            assertThat(allTypes.column("c_decimal_65").get().type().getLogicalType().asSummaryString()).isEqualTo("STRING");
+            TableDescriptor allTypes = pipeline.sinkTables().stream()
+                    .filter(t -> t.tableId().table().equals("all_types"))
+                    .findFirst()
+                    .get();
+            assertThat(allTypes.column("c_timestamp")
+                            .get()
+                            .type()
+                            .getLogicalType()
+                            .asSummaryString())
+                    .isEqualTo("TIMESTAMP_LTZ(6)");
+            assertThat(allTypes.column("c_bit12").get().type().getLogicalType().asSummaryString())
+                    .isEqualTo("BINARY(2)");
+            assertThat(allTypes.column("c_decimal_65")
+                            .get()
+                            .type()
+                            .getLogicalType()
+                            .asSummaryString())
+                    .isEqualTo("STRING");
 
             JobClient job = pipeline.executeAsync();
             try (Connection c = mysql.connection(db)) {
                 awaitEqual(job, c, db, lake, sink, pipeline.sinkTables());
                 mysql.execute(
                         db,
-                        "INSERT INTO orders (customer, amount, status, note, created) VALUES ('eve', 1.00, 'new', 'kafka', '2024-02-01 00:00:00.5')",
+                        "INSERT INTO orders (customer, amount, status, note, created) VALUES ('eve',"
+                                + " 1.00, 'new', 'kafka', '2024-02-01 00:00:00.5')",
                         "UPDATE orders SET status = 'paid', amount = amount + 1 WHERE customer = 'anna'",
                         "START TRANSACTION",
                         "UPDATE orders SET note = 'first' WHERE customer = 'bob'",
                         "UPDATE orders SET note = 'second', status = 'shipped' WHERE customer = 'bob'",
                         "DELETE FROM orders WHERE customer = 'carl'",
-                        "INSERT INTO orders (id, customer, amount, status, note, created) VALUES (3, 'carl again', 7.77, 'new', NULL, '2024-03-03 03:03:03.333')",
+                        "INSERT INTO orders (id, customer, amount, status, note, created) VALUES (3,"
+                                + " 'carl again', 7.77, 'new', NULL, '2024-03-03 03:03:03.333')",
                         "COMMIT",
                         "UPDATE orders SET id = 1000 WHERE customer = 'dora'",
                         "UPDATE order_items SET line_no = 9 WHERE order_id = 1 AND line_no = 2",
@@ -139,32 +162,45 @@ class DebeziumKafkaToHudiITCase {
             env.setParallelism(1);
             env.enableCheckpointing(1000);
             // Changelog kept, and compaction far off, so the reader sees each change in the log files.
-            HudiSink sink = hudi(lake).changelog(true).option("compaction.delta_commits", "100").build();
-            Pipeline pipeline = Pipeline.builder().environment(env)
-                    .source(DebeziumKafkaSource.builder().bootstrapServers(kafka.bootstrapServers())
-                            .topics(server + "." + db + ".orders").registryUrl(registry.ccompatUrl()).startupMode("earliest-offset").build())
-                    .sink(sink).build();
+            HudiSink sink = hudi(lake)
+                    .changelog(true)
+                    .option("compaction.delta_commits", "100")
+                    .build();
+            Pipeline pipeline = Pipeline.builder()
+                    .environment(env)
+                    .source(DebeziumKafkaSource.builder()
+                            .bootstrapServers(kafka.bootstrapServers())
+                            .topics(server + "." + db + ".orders")
+                            .registryUrl(registry.ccompatUrl())
+                            .startupMode("earliest-offset")
+                            .build())
+                    .sink(sink)
+                    .build();
             TableDescriptor orders = pipeline.sinkTables().get(0);
             JobClient job = pipeline.executeAsync();
             try (Connection c = mysql.connection(db)) {
                 awaitEqual(job, c, db, lake, sink, pipeline.sinkTables());
                 List<String> seen = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
-                org.apache.flink.table.api.TableResult stream =
-                        HudiReads.stream(lake.resolve(db).resolve("orders"), sink.writeRowType(orders), orders.primaryKey());
-                Thread reader = new Thread(() -> {
-                    try (org.apache.flink.util.CloseableIterator<Row> it = stream.collect()) {
-                        while (it.hasNext()) {
-                            Row r = it.next();
-                            seen.add(r.getKind().shortString() + " " + r.getField(0) + " " + r.getField(1));
-                        }
-                    } catch (Exception e) {
-                        seen.add("reader ended: " + e);
-                    }
-                }, "hudi-streaming-read");
+                org.apache.flink.table.api.TableResult stream = HudiReads.stream(
+                        lake.resolve(db).resolve("orders"), sink.writeRowType(orders), orders.primaryKey());
+                Thread reader = new Thread(
+                        () -> {
+                            try (org.apache.flink.util.CloseableIterator<Row> it = stream.collect()) {
+                                while (it.hasNext()) {
+                                    Row r = it.next();
+                                    seen.add(r.getKind().shortString() + " " + r.getField(0) + " " + r.getField(1));
+                                }
+                            } catch (Exception e) {
+                                seen.add("reader ended: " + e);
+                            }
+                        },
+                        "hudi-streaming-read");
                 reader.setDaemon(true);
                 reader.start();
-                mysql.execute(db,
-                        "INSERT INTO orders (id, customer, amount, status, created) VALUES (50, 'zoe', 5.00, 'new', '2024-05-05 05:05:05')",
+                mysql.execute(
+                        db,
+                        "INSERT INTO orders (id, customer, amount, status, created) VALUES (50, 'zoe',"
+                                + " 5.00, 'new', '2024-05-05 05:05:05')",
                         "UPDATE orders SET customer = 'anna b.' WHERE id = 1",
                         "DELETE FROM orders WHERE id = 2");
                 List<String> expected = List.of("+I 50 zoe", "-U 1 anna", "+U 1 anna b.", "-D 2 bob");
@@ -174,7 +210,10 @@ class DebeziumKafkaToHudiITCase {
                     Thread.sleep(250); // polling the reader's progress; the assertion below decides
                 }
                 Jobs.cancelAndAwait(stream.getJobClient().get());
-                assertThat(seen).as("the streaming reader's rows").containsAll(expected).contains("+I 1 anna");
+                assertThat(seen)
+                        .as("the streaming reader's rows")
+                        .containsAll(expected)
+                        .contains("+I 1 anna");
                 // and the snapshot view of the changelog table is the table itself
                 awaitEqual(job, c, db, lake, sink, pipeline.sinkTables());
             } finally {
@@ -192,22 +231,29 @@ class DebeziumKafkaToHudiITCase {
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
             env.setParallelism(2);
             env.enableCheckpointing(500);
-            env.setRestartStrategy(org.apache.flink.api.common.restartstrategy.RestartStrategies.fixedDelayRestart(3, 500));
+            env.setRestartStrategy(
+                    org.apache.flink.api.common.restartstrategy.RestartStrategies.fixedDelayRestart(3, 500));
             FailOnceTransform failOnce = new FailOnceTransform("orders", "boom");
             HudiSink sink = hudi(lake).build();
-            Pipeline pipeline = Pipeline.builder().environment(env).source(source(server, kafka, registry))
-                    .transform(failOnce).sink(sink).build();
+            Pipeline pipeline = Pipeline.builder()
+                    .environment(env)
+                    .source(source(server, kafka, registry))
+                    .transform(failOnce)
+                    .sink(sink)
+                    .build();
             JobClient job = pipeline.executeAsync();
             try (Connection c = mysql.connection(db)) {
                 awaitEqual(job, c, db, lake, sink, pipeline.sinkTables());
                 List<String> sql = new java.util.ArrayList<>();
                 for (int i = 0; i < 120; i++) {
-                    sql.add("INSERT INTO orders (customer, amount, status, created) VALUES ('k" + i + "', " + i + ", 'new', '2024-06-01 00:00:00')");
+                    sql.add("INSERT INTO orders (customer, amount, status, created) VALUES ('k" + i + "', " + i
+                            + ", 'new', '2024-06-01 00:00:00')");
                     if (i % 4 == 0) {
                         sql.add("UPDATE orders SET status = 'paid' WHERE customer = 'k" + i + "'");
                     }
                     if (i == 60) {
-                        sql.add("INSERT INTO orders (customer, amount, status, created) VALUES ('boom', 1, 'new', '2024-06-01 00:00:00')");
+                        sql.add("INSERT INTO orders (customer, amount, status, created) VALUES ('boom'," + " 1,"
+                                + " 'new', '2024-06-01 00:00:00')");
                     }
                     if (i % 9 == 0) {
                         sql.add("DELETE FROM orders WHERE customer = 'k" + (i / 2) + "'");
@@ -228,11 +274,14 @@ class DebeziumKafkaToHudiITCase {
             Jobs.assertRunning(job);
             Thread.sleep(500); // polling for the next compaction; the assertion below decides
         }
-        assertThat(HudiReads.instants(table, "commit")).as("completed compactions of %s", table).isNotEmpty();
+        assertThat(HudiReads.instants(table, "commit"))
+                .as("completed compactions of %s", table)
+                .isNotEmpty();
     }
 
     /** Waits until each Hudi table, read with Hudi's reader, equals its MySQL table as the pipeline types it. */
-    static void awaitEqual(JobClient job, Connection c, String db, Path lake, HudiSink sink, List<TableDescriptor> tables)
+    static void awaitEqual(
+            JobClient job, Connection c, String db, Path lake, HudiSink sink, List<TableDescriptor> tables)
             throws Exception {
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
         for (TableDescriptor t : tables) {

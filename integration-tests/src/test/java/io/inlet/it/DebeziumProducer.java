@@ -35,7 +35,12 @@ final class DebeziumProducer implements AutoCloseable {
     private final AtomicLong produced = new AtomicLong();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
 
-    private DebeziumProducer(MariaDbServer mysql, String database, String server, KafkaBroker kafka, SchemaRegistry registry,
+    private DebeziumProducer(
+            MariaDbServer mysql,
+            String database,
+            String server,
+            KafkaBroker kafka,
+            SchemaRegistry registry,
             java.util.Map<String, String> overrides) {
         Properties pp = new Properties();
         pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
@@ -74,7 +79,8 @@ final class DebeziumProducer implements AutoCloseable {
                 .notifying((records, committer) -> {
                     for (ChangeEvent<byte[], byte[]> r : records) {
                         try {
-                            producer.send(new ProducerRecord<>(r.destination(), r.key(), r.value())).get();
+                            producer.send(new ProducerRecord<>(r.destination(), r.key(), r.value()))
+                                    .get();
                         } catch (java.util.concurrent.ExecutionException e) {
                             failure.set(e.getCause());
                             throw new InterruptedException("Kafka refused a Debezium record: " + e.getCause());
@@ -94,12 +100,18 @@ final class DebeziumProducer implements AutoCloseable {
     }
 
     /** Starts capturing the database into topics {@code <server>.<database>.<table>}, which must exist. */
-    static DebeziumProducer start(MariaDbServer mysql, String database, String server, KafkaBroker kafka, SchemaRegistry registry) {
+    static DebeziumProducer start(
+            MariaDbServer mysql, String database, String server, KafkaBroker kafka, SchemaRegistry registry) {
         return new DebeziumProducer(mysql, database, server, kafka, registry, java.util.Map.of());
     }
 
     /** As {@link #start}, with connector properties of the test's own (e.g. Debezium's defaults instead of ours). */
-    static DebeziumProducer start(MariaDbServer mysql, String database, String server, KafkaBroker kafka, SchemaRegistry registry,
+    static DebeziumProducer start(
+            MariaDbServer mysql,
+            String database,
+            String server,
+            KafkaBroker kafka,
+            SchemaRegistry registry,
             java.util.Map<String, String> overrides) {
         return new DebeziumProducer(mysql, database, server, kafka, registry, overrides);
     }
@@ -112,7 +124,8 @@ final class DebeziumProducer implements AutoCloseable {
                 throw new IllegalStateException("The Debezium engine failed", failure.get());
             }
             if (System.nanoTime() > deadline) {
-                throw new TimeoutException("Debezium produced " + produced.get() + " of " + n + " records within " + timeout);
+                throw new TimeoutException(
+                        "Debezium produced " + produced.get() + " of " + n + " records within " + timeout);
             }
             Thread.sleep(50); // polling the engine's progress; the timeout above decides
         }

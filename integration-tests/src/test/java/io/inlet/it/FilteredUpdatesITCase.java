@@ -42,12 +42,16 @@ class FilteredUpdatesITCase {
 
     @Test
     void updatesAcrossTheFilterLeaveTheLakeEqualToTheFilteredTable(
-            MariaDbServer mysql, @TempDir Path upsertWarehouse, @TempDir Path changelogWarehouse, @TempDir Path hudiLake)
+            MariaDbServer mysql,
+            @TempDir Path upsertWarehouse,
+            @TempDir Path changelogWarehouse,
+            @TempDir Path hudiLake)
             throws Exception {
         String db = mysql.createDatabase();
-        mysql.execute(db,
-                "CREATE TABLE orders (id BIGINT NOT NULL PRIMARY KEY, status VARCHAR(16) NOT NULL, amount DECIMAL(10,2) NOT NULL,"
-                        + " note VARCHAR(64))",
+        mysql.execute(
+                db,
+                "CREATE TABLE orders (id BIGINT NOT NULL PRIMARY KEY, status VARCHAR(16) NOT"
+                        + " NULL, amount DECIMAL(10,2) NOT NULL," + " note VARCHAR(64))",
                 "INSERT INTO orders VALUES (1, 'paid', 10.00, 'in, will leave'), (2, 'new', 20.00, 'out, will enter'),"
                         + " (3, 'paid', 30.00, 'in, stays in'), (4, 'new', 40.00, 'out, stays out'),"
                         + " (5, 'shipped', 50.00, 'in, key moves'), (6, 'shipped', 60.00, 'in, key moves out'),"
@@ -60,11 +64,22 @@ class FilteredUpdatesITCase {
         Pipeline pipeline = Pipeline.builder()
                 .environment(env)
                 .source(MySqlOptions.builder(mysql, db, "orders").build())
-                .transform(FilterTransform.builder().sourceTable(db + "\\.orders").filter(CONDITION).build())
+                .transform(FilterTransform.builder()
+                        .sourceTable(db + "\\.orders")
+                        .filter(CONDITION)
+                        .build())
                 // a projection that renames the key column keeps the key, and so the pairing, intact
-                .transform(ProjectionTransform.builder().projection("id AS order_id, *").build())
-                .sink(IcebergSink.builder().warehouse(upsertWarehouse.toUri().toString()).writeMode(WriteMode.UPSERT).build())
-                .sink(IcebergSink.builder().warehouse(changelogWarehouse.toUri().toString()).writeMode(WriteMode.CHANGELOG).build())
+                .transform(ProjectionTransform.builder()
+                        .projection("id AS order_id, *")
+                        .build())
+                .sink(IcebergSink.builder()
+                        .warehouse(upsertWarehouse.toUri().toString())
+                        .writeMode(WriteMode.UPSERT)
+                        .build())
+                .sink(IcebergSink.builder()
+                        .warehouse(changelogWarehouse.toUri().toString())
+                        .writeMode(WriteMode.CHANGELOG)
+                        .build())
                 .sink(hudi)
                 .build();
         TableDescriptor orders = pipeline.sinkTables().get(0);
@@ -73,11 +88,14 @@ class FilteredUpdatesITCase {
         try (HadoopCatalog upserts = Lakes.hadoopCatalog(upsertWarehouse);
                 HadoopCatalog changelog = Lakes.hadoopCatalog(changelogWarehouse);
                 Connection c = mysql.connection(db)) {
-            Callable<List<String>> filtered = () -> Canonical.mysqlQuery(c,
-                    "SELECT id AS order_id, status, amount, note FROM orders WHERE " + CONDITION, orders.toRowType());
+            Callable<List<String>> filtered = () -> Canonical.mysqlQuery(
+                    c,
+                    "SELECT id AS order_id, status, amount, note FROM orders WHERE " + CONDITION,
+                    orders.toRowType());
             awaitAll(job, upserts, changelog, id, hudi, hudiLake.resolve(db).resolve("orders"), orders, filtered);
 
-            mysql.execute(db,
+            mysql.execute(
+                    db,
                     "UPDATE orders SET status = 'cancelled' WHERE id = 1",
                     "UPDATE orders SET status = 'paid' WHERE id = 2",
                     "UPDATE orders SET amount = 31.00 WHERE id = 3",
@@ -99,8 +117,16 @@ class FilteredUpdatesITCase {
         }
     }
 
-    private static void awaitAll(JobClient job, HadoopCatalog upserts, HadoopCatalog changelog, TableIdentifier id, HudiSink hudi,
-            Path hudiTable, TableDescriptor orders, Callable<List<String>> expected) throws Exception {
+    private static void awaitAll(
+            JobClient job,
+            HadoopCatalog upserts,
+            HadoopCatalog changelog,
+            TableIdentifier id,
+            HudiSink hudi,
+            Path hudiTable,
+            TableDescriptor orders,
+            Callable<List<String>> expected)
+            throws Exception {
         Lakes.awaitIceberg(job, upserts, id, expected);
         Lakes.awaitIceberg(job, changelog, id, expected);
         Lakes.awaitHudi(job, hudiTable, hudi.writeRowType(orders), orders.primaryKey(), expected, HudiOrdering.COLUMNS);

@@ -37,14 +37,14 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.math.BigDecimal;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.stream.Collectors;
 
@@ -66,61 +66,153 @@ class FlinkDebeziumFormatITCase {
             "id BIGINT NOT NULL, customer STRING, amount DECIMAL(10, 2), status STRING, created TIMESTAMP(3)";
 
     static final String MEASURES_COLUMNS =
-            "id INT NOT NULL, flag BOOLEAN, small SMALLINT, big DECIMAL(38, 10), f FLOAT, d DOUBLE, bin BYTES, `day` DATE,"
-                    + " tod TIME(3), ts3 TIMESTAMP(3), note STRING";
+            "id INT NOT NULL, flag BOOLEAN, small SMALLINT, big DECIMAL(38, 10), f FLOAT, d"
+                    + " DOUBLE, bin BYTES, `day` DATE," + " tod TIME(3), ts3 TIMESTAMP(3), note STRING";
 
     static List<Row> orderChanges() {
         List<Row> rows = new ArrayList<>();
         for (long i = 1; i <= 6; i++) {
-            rows.add(Row.ofKind(RowKind.INSERT, i, "c" + i + " ✓", new BigDecimal(i + ".25"), "new", LocalDateTime.parse("2024-01-01T00:00:00.123").plusDays(i)));
+            rows.add(Row.ofKind(
+                    RowKind.INSERT,
+                    i,
+                    "c" + i + " ✓",
+                    new BigDecimal(i + ".25"),
+                    "new",
+                    LocalDateTime.parse("2024-01-01T00:00:00.123").plusDays(i)));
         }
-        rows.add(Row.ofKind(RowKind.UPDATE_BEFORE, 2L, "c2 ✓", new BigDecimal("2.25"), "new", LocalDateTime.parse("2024-01-03T00:00:00.123")));
-        rows.add(Row.ofKind(RowKind.UPDATE_AFTER, 2L, "c2 ✓", new BigDecimal("-2.50"), "paid", LocalDateTime.parse("2024-01-03T00:00:00.123")));
-        rows.add(Row.ofKind(RowKind.DELETE, 3L, "c3 ✓", new BigDecimal("3.25"), "new", LocalDateTime.parse("2024-01-04T00:00:00.123")));
+        rows.add(Row.ofKind(
+                RowKind.UPDATE_BEFORE,
+                2L,
+                "c2 ✓",
+                new BigDecimal("2.25"),
+                "new",
+                LocalDateTime.parse("2024-01-03T00:00:00.123")));
+        rows.add(Row.ofKind(
+                RowKind.UPDATE_AFTER,
+                2L,
+                "c2 ✓",
+                new BigDecimal("-2.50"),
+                "paid",
+                LocalDateTime.parse("2024-01-03T00:00:00.123")));
+        rows.add(Row.ofKind(
+                RowKind.DELETE,
+                3L,
+                "c3 ✓",
+                new BigDecimal("3.25"),
+                "new",
+                LocalDateTime.parse("2024-01-04T00:00:00.123")));
         rows.add(Row.ofKind(RowKind.INSERT, 7L, null, null, null, null));
         return rows;
     }
 
     static List<Row> measureChanges() {
         List<Row> rows = new ArrayList<>();
-        rows.add(Row.ofKind(RowKind.INSERT, 1, true, (short) -32768, new BigDecimal("1234567890123456789012345678.0123456789"),
-                3.14f, -1e-300, new byte[] {0, 1, -1}, LocalDate.of(1969, 12, 31), LocalTime.parse("23:59:59.999"),
-                LocalDateTime.parse("1900-01-01T00:00:00.123"), "😀"));
-        rows.add(Row.ofKind(RowKind.INSERT, 2, false, (short) 0, new BigDecimal("-0.0000000001"), 0.0f, 0.0, new byte[0],
-                LocalDate.of(2024, 2, 29), LocalTime.MIDNIGHT, LocalDateTime.parse("2038-01-19T03:14:07.999"), ""));
-        rows.add(Row.ofKind(RowKind.UPDATE_BEFORE, 1, true, (short) -32768, new BigDecimal("1234567890123456789012345678.0123456789"),
-                3.14f, -1e-300, new byte[] {0, 1, -1}, LocalDate.of(1969, 12, 31), LocalTime.parse("23:59:59.999"),
-                LocalDateTime.parse("1900-01-01T00:00:00.123"), "😀"));
+        rows.add(Row.ofKind(
+                RowKind.INSERT,
+                1,
+                true,
+                (short) -32768,
+                new BigDecimal("1234567890123456789012345678.0123456789"),
+                3.14f,
+                -1e-300,
+                new byte[] {0, 1, -1},
+                LocalDate.of(1969, 12, 31),
+                LocalTime.parse("23:59:59.999"),
+                LocalDateTime.parse("1900-01-01T00:00:00.123"),
+                "😀"));
+        rows.add(Row.ofKind(
+                RowKind.INSERT,
+                2,
+                false,
+                (short) 0,
+                new BigDecimal("-0.0000000001"),
+                0.0f,
+                0.0,
+                new byte[0],
+                LocalDate.of(2024, 2, 29),
+                LocalTime.MIDNIGHT,
+                LocalDateTime.parse("2038-01-19T03:14:07.999"),
+                ""));
+        rows.add(Row.ofKind(
+                RowKind.UPDATE_BEFORE,
+                1,
+                true,
+                (short) -32768,
+                new BigDecimal("1234567890123456789012345678.0123456789"),
+                3.14f,
+                -1e-300,
+                new byte[] {0, 1, -1},
+                LocalDate.of(1969, 12, 31),
+                LocalTime.parse("23:59:59.999"),
+                LocalDateTime.parse("1900-01-01T00:00:00.123"),
+                "😀"));
         rows.add(Row.ofKind(RowKind.UPDATE_AFTER, 1, null, null, null, null, null, null, null, null, null, "emptied"));
-        rows.add(Row.ofKind(RowKind.DELETE, 2, false, (short) 0, new BigDecimal("-0.0000000001"), 0.0f, 0.0, new byte[0],
-                LocalDate.of(2024, 2, 29), LocalTime.MIDNIGHT, LocalDateTime.parse("2038-01-19T03:14:07.999"), ""));
+        rows.add(Row.ofKind(
+                RowKind.DELETE,
+                2,
+                false,
+                (short) 0,
+                new BigDecimal("-0.0000000001"),
+                0.0f,
+                0.0,
+                new byte[0],
+                LocalDate.of(2024, 2, 29),
+                LocalTime.MIDNIGHT,
+                LocalDateTime.parse("2038-01-19T03:14:07.999"),
+                ""));
         return rows;
     }
 
     static TypeInformation<Row> ordersType() {
-        return Types.ROW_NAMED(new String[] {"id", "customer", "amount", "status", "created"},
-                Types.LONG, Types.STRING, Types.BIG_DEC, Types.STRING, Types.LOCAL_DATE_TIME);
+        return Types.ROW_NAMED(
+                new String[] {"id", "customer", "amount", "status", "created"},
+                Types.LONG,
+                Types.STRING,
+                Types.BIG_DEC,
+                Types.STRING,
+                Types.LOCAL_DATE_TIME);
     }
 
     static Schema ordersSchema() {
         return Schema.newBuilder()
-                .column("id", DataTypes.BIGINT().notNull()).column("customer", DataTypes.STRING())
-                .column("amount", DataTypes.DECIMAL(10, 2)).column("status", DataTypes.STRING())
-                .column("created", DataTypes.TIMESTAMP(3)).build();
+                .column("id", DataTypes.BIGINT().notNull())
+                .column("customer", DataTypes.STRING())
+                .column("amount", DataTypes.DECIMAL(10, 2))
+                .column("status", DataTypes.STRING())
+                .column("created", DataTypes.TIMESTAMP(3))
+                .build();
     }
 
     static TypeInformation<Row> measuresType() {
-        return Types.ROW_NAMED(new String[] {"id", "flag", "small", "big", "f", "d", "bin", "day", "tod", "ts3", "note"},
-                Types.INT, Types.BOOLEAN, Types.SHORT, Types.BIG_DEC, Types.FLOAT, Types.DOUBLE,
-                Types.PRIMITIVE_ARRAY(Types.BYTE), Types.LOCAL_DATE, Types.LOCAL_TIME, Types.LOCAL_DATE_TIME, Types.STRING);
+        return Types.ROW_NAMED(
+                new String[] {"id", "flag", "small", "big", "f", "d", "bin", "day", "tod", "ts3", "note"},
+                Types.INT,
+                Types.BOOLEAN,
+                Types.SHORT,
+                Types.BIG_DEC,
+                Types.FLOAT,
+                Types.DOUBLE,
+                Types.PRIMITIVE_ARRAY(Types.BYTE),
+                Types.LOCAL_DATE,
+                Types.LOCAL_TIME,
+                Types.LOCAL_DATE_TIME,
+                Types.STRING);
     }
 
     static Schema measuresSchema() {
         return Schema.newBuilder()
-                .column("id", DataTypes.INT().notNull()).column("flag", DataTypes.BOOLEAN()).column("small", DataTypes.SMALLINT())
-                .column("big", DataTypes.DECIMAL(38, 10)).column("f", DataTypes.FLOAT()).column("d", DataTypes.DOUBLE())
-                .column("bin", DataTypes.BYTES()).column("day", DataTypes.DATE()).column("tod", DataTypes.TIME(3))
-                .column("ts3", DataTypes.TIMESTAMP(3)).column("note", DataTypes.STRING()).build();
+                .column("id", DataTypes.INT().notNull())
+                .column("flag", DataTypes.BOOLEAN())
+                .column("small", DataTypes.SMALLINT())
+                .column("big", DataTypes.DECIMAL(38, 10))
+                .column("f", DataTypes.FLOAT())
+                .column("d", DataTypes.DOUBLE())
+                .column("bin", DataTypes.BYTES())
+                .column("day", DataTypes.DATE())
+                .column("tod", DataTypes.TIME(3))
+                .column("ts3", DataTypes.TIMESTAMP(3))
+                .column("note", DataTypes.STRING())
+                .build();
     }
 
     /** Writes both tables with Flink's format and a tombstone after each delete; returns the topics. */
@@ -129,10 +221,24 @@ class FlinkDebeziumFormatITCase {
         String orders = server + ".shop.orders";
         String measures = server + ".shop.measures";
         kafka.createTopics(1, orders, measures);
-        FlinkDebeziumWriter.write(orders, kafka.bootstrapServers(), registry.ccompatUrl(), ORDERS_COLUMNS, "id",
-                ordersType(), ordersSchema(), orderChanges());
-        FlinkDebeziumWriter.write(measures, kafka.bootstrapServers(), registry.ccompatUrl(), MEASURES_COLUMNS, "id",
-                measuresType(), measuresSchema(), measureChanges());
+        FlinkDebeziumWriter.write(
+                orders,
+                kafka.bootstrapServers(),
+                registry.ccompatUrl(),
+                ORDERS_COLUMNS,
+                "id",
+                ordersType(),
+                ordersSchema(),
+                orderChanges());
+        FlinkDebeziumWriter.write(
+                measures,
+                kafka.bootstrapServers(),
+                registry.ccompatUrl(),
+                MEASURES_COLUMNS,
+                "id",
+                measuresType(),
+                measuresSchema(),
+                measureChanges());
         tombstoneAfterDeletes(kafka, orders);
         tombstoneAfterDeletes(kafka, measures);
         return new String[] {orders, measures};
@@ -145,7 +251,8 @@ class FlinkDebeziumFormatITCase {
         c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         c.put(ConsumerConfig.GROUP_ID_CONFIG, TestNames.unique("g"));
         List<byte[]> keys = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             consumer.subscribe(List.of(topic));
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             int seen = 0;
@@ -158,8 +265,10 @@ class FlinkDebeziumFormatITCase {
         }
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
-            producer.send(new ProducerRecord<>(topic, keys.get(keys.size() - 1), null)).get();
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+            producer.send(new ProducerRecord<>(topic, keys.get(keys.size() - 1), null))
+                    .get();
         }
     }
 
@@ -169,13 +278,22 @@ class FlinkDebeziumFormatITCase {
 
     /** Kind and values of every event of a table, in order. */
     static List<String> inlet(List<ChangeEvent> events, TableDescriptor t) {
-        return events.stream().filter(e -> e.tableId().equals(t.tableId()))
-                .map(e -> e.kind().shortString() + " " + Canonical.flink(List.of(Row.of(TestRows.values(t, e.row()).toArray())), t.columnNames()).get(0))
+        return events.stream()
+                .filter(e -> e.tableId().equals(t.tableId()))
+                .map(e -> e.kind().shortString() + " "
+                        + Canonical.flink(
+                                        List.of(Row.of(
+                                                TestRows.values(t, e.row()).toArray())),
+                                        t.columnNames())
+                                .get(0))
                 .collect(Collectors.toList());
     }
 
     static List<String> flink(List<Row> rows, List<String> names) {
-        return rows.stream().map(r -> r.getKind().shortString() + " " + Canonical.flink(List.of(r), names).get(0)).collect(Collectors.toList());
+        return rows.stream()
+                .map(r -> r.getKind().shortString() + " "
+                        + Canonical.flink(List.of(r), names).get(0))
+                .collect(Collectors.toList());
     }
 
     @Test
@@ -185,24 +303,39 @@ class FlinkDebeziumFormatITCase {
         env.setParallelism(1);
         env.enableCheckpointing(200);
         CollectingChangeSink sink = CollectingChangeSink.builder().build();
-        Pipeline pipeline = Pipeline.builder().environment(env).source(source(kafka, registry, topics).build()).sink(sink).build();
+        Pipeline pipeline = Pipeline.builder()
+                .environment(env)
+                .source(source(kafka, registry, topics).build())
+                .sink(sink)
+                .build();
         pipeline.execute();
 
-        TableDescriptor orders = pipeline.sinkTables().stream().filter(t -> t.tableId().table().equals("orders")).findFirst().get();
-        TableDescriptor measures = pipeline.sinkTables().stream().filter(t -> t.tableId().table().equals("measures")).findFirst().get();
+        TableDescriptor orders = pipeline.sinkTables().stream()
+                .filter(t -> t.tableId().table().equals("orders"))
+                .findFirst()
+                .get();
+        TableDescriptor measures = pipeline.sinkTables().stream()
+                .filter(t -> t.tableId().table().equals("measures"))
+                .findFirst()
+                .get();
         assertThat(orders.primaryKey()).containsExactly("id");
-        assertThat(orders.toRowType().asSummaryString()).isEqualTo(
-                "ROW<`id` BIGINT NOT NULL, `customer` STRING, `amount` DECIMAL(10, 2), `status` STRING, `created` TIMESTAMP(3)> NOT NULL");
+        assertThat(orders.toRowType().asSummaryString())
+                .isEqualTo("ROW<`id` BIGINT NOT NULL, `customer` STRING, `amount` DECIMAL(10, 2), `status`"
+                        + " STRING, `created` TIMESTAMP(3)> NOT NULL");
 
-        List<Row> flinkOrders = FlinkDebeziumWriter.read(topics[0], kafka.bootstrapServers(), registry.ccompatUrl(), ORDERS_COLUMNS, "id");
-        List<Row> flinkMeasures = FlinkDebeziumWriter.read(topics[1], kafka.bootstrapServers(), registry.ccompatUrl(), MEASURES_COLUMNS, "id");
+        List<Row> flinkOrders = FlinkDebeziumWriter.read(
+                topics[0], kafka.bootstrapServers(), registry.ccompatUrl(), ORDERS_COLUMNS, "id");
+        List<Row> flinkMeasures = FlinkDebeziumWriter.read(
+                topics[1], kafka.bootstrapServers(), registry.ccompatUrl(), MEASURES_COLUMNS, "id");
         assertThat(flinkOrders).hasSize(10);
         assertThat(inlet(sink.committed(), orders)).containsExactlyElementsOf(flink(flinkOrders, orders.columnNames()));
-        assertThat(inlet(sink.committed(), measures)).containsExactlyElementsOf(flink(flinkMeasures, measures.columnNames()));
+        assertThat(inlet(sink.committed(), measures))
+                .containsExactlyElementsOf(flink(flinkMeasures, measures.columnNames()));
     }
 
     @Test
-    void flinksFormatLandsInHudiInTheFinalState(KafkaBroker kafka, SchemaRegistry registry, @TempDir Path lake) throws Exception {
+    void flinksFormatLandsInHudiInTheFinalState(KafkaBroker kafka, SchemaRegistry registry, @TempDir Path lake)
+            throws Exception {
         String[] topics = produce(kafka, registry);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(1);
@@ -213,12 +346,19 @@ class FlinkDebeziumFormatITCase {
                 .option("hoodie.embed.timeline.server", "false")
                 .build();
         // Bounded: the job ends after the last record, and the final checkpoint commits it to Hudi.
-        Pipeline pipeline = Pipeline.builder().environment(env).source(source(kafka, registry, topics).build()).sink(sink).build();
+        Pipeline pipeline = Pipeline.builder()
+                .environment(env)
+                .source(source(kafka, registry, topics).build())
+                .sink(sink)
+                .build();
         pipeline.execute();
 
         for (TableDescriptor t : pipeline.sinkTables()) {
             List<Row> changes = t.tableId().table().equals("orders") ? orderChanges() : measureChanges();
-            List<Row> rows = HudiReads.read(lake.resolve(t.tableId().database()).resolve(t.tableId().table()), sink.writeRowType(t), t.primaryKey());
+            List<Row> rows = HudiReads.read(
+                    lake.resolve(t.tableId().database()).resolve(t.tableId().table()),
+                    sink.writeRowType(t),
+                    t.primaryKey());
             // Flink's format writes no source block, so every version has the unknown source time 0,
             // and of equal ordering values the later change must win.
             assertThat(Canonical.flink(rows, sink.writeRowType(t).getFieldNames(), HudiOrdering.COLUMNS))

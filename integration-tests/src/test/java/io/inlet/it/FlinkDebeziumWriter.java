@@ -23,9 +23,12 @@ final class FlinkDebeziumWriter {
 
     /** The WITH clause of a Kafka table in Debezium Avro with an Avro key. */
     static String with(String topic, String bootstrap, String registry, String keyFields, String extra) {
-        return " WITH ('connector' = 'kafka', 'topic' = '" + topic + "', 'properties.bootstrap.servers' = '" + bootstrap + "',"
-                + " 'key.format' = 'avro-confluent', 'key.avro-confluent.url' = '" + registry + "', 'key.fields' = '" + keyFields + "',"
-                + " 'value.format' = 'debezium-avro-confluent', 'value.debezium-avro-confluent.url' = '" + registry + "',"
+        return " WITH ('connector' = 'kafka', 'topic' = '" + topic + "', 'properties.bootstrap.servers' = '" + bootstrap
+                + "',"
+                + " 'key.format' = 'avro-confluent', 'key.avro-confluent.url' = '" + registry + "', 'key.fields' = '"
+                + keyFields + "',"
+                + " 'value.format' = 'debezium-avro-confluent', 'value.debezium-avro-confluent.url' = '" + registry
+                + "',"
                 + " 'value.fields-include' = 'ALL'" + extra + ")";
     }
 
@@ -35,8 +38,16 @@ final class FlinkDebeziumWriter {
      *
      * @param columns the columns as in SQL DDL, e.g. "id BIGINT NOT NULL, name STRING"
      */
-    static void write(String topic, String bootstrap, String registry, String columns, String keyFields,
-            TypeInformation<Row> rowType, Schema schema, List<Row> changes) throws Exception {
+    static void write(
+            String topic,
+            String bootstrap,
+            String registry,
+            String columns,
+            String keyFields,
+            TypeInformation<Row> rowType,
+            Schema schema,
+            List<Row> changes)
+            throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(1);
         StreamTableEnvironment t = StreamTableEnvironment.create(env);
@@ -50,14 +61,22 @@ final class FlinkDebeziumWriter {
     }
 
     /** Reads the whole topic with Flink's debezium-avro-confluent deserializer: the rows and their kinds. */
-    static List<Row> read(String topic, String bootstrap, String registry, String columns, String keyFields) throws Exception {
+    static List<Row> read(String topic, String bootstrap, String registry, String columns, String keyFields)
+            throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(1);
         StreamTableEnvironment t = StreamTableEnvironment.create(env);
-        t.executeSql("CREATE TABLE source_table (" + columns + ")" + with(topic, bootstrap, registry, keyFields,
-                ", 'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'properties.group.id' = 'flink-reference'"));
+        t.executeSql("CREATE TABLE source_table (" + columns + ")"
+                + with(
+                        topic,
+                        bootstrap,
+                        registry,
+                        keyFields,
+                        ", 'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' ="
+                                + " 'latest-offset', 'properties.group.id' = 'flink-reference'"));
         List<Row> rows = new ArrayList<>();
-        try (CloseableIterator<Row> it = t.executeSql("SELECT * FROM source_table").collect()) {
+        try (CloseableIterator<Row> it =
+                t.executeSql("SELECT * FROM source_table").collect()) {
             it.forEachRemaining(rows::add);
         }
         return rows;

@@ -15,9 +15,9 @@ import io.inlet.testing.TestNames;
 
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
-import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -69,9 +69,11 @@ class HudiOrderingITCase {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(1);
         env.enableCheckpointing(200);
-        return Pipeline.builder().environment(env)
+        return Pipeline.builder()
+                .environment(env)
                 .source(MySqlOptions.builder(mysql, db, "t").build())
-                .sink(sink).build();
+                .sink(sink)
+                .build();
     }
 
     private static void sameSecond(MariaDbServer mysql, String db, String... statements) {
@@ -82,9 +84,12 @@ class HudiOrderingITCase {
     }
 
     @Test
-    void changesWithinOneSecondAndANewSnapshotLandInSourceOrder(MariaDbServer mysql, @TempDir Path lake) throws Exception {
+    void changesWithinOneSecondAndANewSnapshotLandInSourceOrder(MariaDbServer mysql, @TempDir Path lake)
+            throws Exception {
         String db = mysql.createDatabase();
-        mysql.execute(db, "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, v INT NOT NULL, note VARCHAR(32))",
+        mysql.execute(
+                db,
+                "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, v INT NOT NULL, note VARCHAR(32))",
                 "INSERT INTO t VALUES (1, 0, 'a'), (2, 0, 'b'), (3, 0, 'c')");
         HudiSink sink = hudi(lake);
         Path table = lake.resolve(db).resolve("t");
@@ -97,8 +102,11 @@ class HudiOrderingITCase {
             try {
                 Lakes.awaitHudi(job, table, type, t.primaryKey(), expected, HudiOrdering.COLUMNS);
                 // Two updates of one key, a delete and a re-insert, all in one second, each in its own commit.
-                for (String sql : List.of("UPDATE t SET v = 1 WHERE id = 1", "UPDATE t SET v = 2 WHERE id = 1",
-                        "DELETE FROM t WHERE id = 2", "INSERT INTO t VALUES (2, 9, 'b again')")) {
+                for (String sql : List.of(
+                        "UPDATE t SET v = 1 WHERE id = 1",
+                        "UPDATE t SET v = 2 WHERE id = 1",
+                        "DELETE FROM t WHERE id = 2",
+                        "INSERT INTO t VALUES (2, 9, 'b again')")) {
                     int commits = HudiReads.instants(table, "deltacommit").size();
                     sameSecond(mysql, db, sql);
                     awaitMoreCommits(job, table, commits);
@@ -110,7 +118,10 @@ class HudiOrderingITCase {
 
             // While no job runs, rows change; a fresh job takes a new snapshot over the table, and its
             // rows (read now) must win over the older versions the first job wrote.
-            sameSecond(mysql, db, "UPDATE t SET v = 100, note = 'changed while down' WHERE id = 1",
+            sameSecond(
+                    mysql,
+                    db,
+                    "UPDATE t SET v = 100, note = 'changed while down' WHERE id = 1",
                     "UPDATE t SET note = 'also changed' WHERE id = 2");
             JobClient second = mysqlToHudi(mysql, db, sink).executeAsync();
             try {
@@ -129,7 +140,9 @@ class HudiOrderingITCase {
         String db = mysql.createDatabase();
         String server = TestNames.unique("dbz");
         String topic = server + "." + db + ".t";
-        mysql.execute(db, "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, v INT NOT NULL, note VARCHAR(32))",
+        mysql.execute(
+                db,
+                "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, v INT NOT NULL, note VARCHAR(32))",
                 "INSERT INTO t VALUES (1, 0, 'a'), (2, 0, 'b')");
         kafka.createTopics(1, topic); // one partition: records are read in the order they are written
         try (DebeziumProducer dbz = DebeziumProducer.start(mysql, db, server, kafka, registry)) {
@@ -141,9 +154,11 @@ class HudiOrderingITCase {
             env.setParallelism(1);
             env.enableCheckpointing(200);
             HudiSink sink = hudi(lake);
-            Pipeline pipeline = Pipeline.builder().environment(env)
+            Pipeline pipeline = Pipeline.builder()
+                    .environment(env)
                     .source(KafkaSources.debezium(kafka, registry, topic).build())
-                    .sink(sink).build();
+                    .sink(sink)
+                    .build();
             TableDescriptor t = pipeline.sinkTables().get(0);
             Path table = lake.resolve(db).resolve("t");
             JobClient job = pipeline.executeAsync();
@@ -173,7 +188,10 @@ class HudiOrderingITCase {
                 + " 'precombine.field' = '_source_ts', 'hoodie.embed.timeline.server' = 'false')");
         tEnv.executeSql("INSERT INTO legacy VALUES (1, 1, 1767225600000)").await();
         TableDescriptor t = TableDescriptor.builder(io.inlet.core.table.TableId.of(db, "t"))
-                .column("id", DataTypes.INT()).column("v", DataTypes.INT()).primaryKey("id").build();
+                .column("id", DataTypes.INT())
+                .column("v", DataTypes.INT())
+                .primaryKey("id")
+                .build();
         assertThatThrownBy(() -> hudi(lake).validate(List.of(t)))
                 .isInstanceOf(InletValidationException.class)
                 .hasMessageContaining("orders versions of a row by '_source_ts'")
@@ -195,7 +213,8 @@ class HudiOrderingITCase {
         cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
         TopicPartition p = new TopicPartition(topic, 0);
         List<ProducerRecord<byte[], byte[]>> again = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(cp, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(cp, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             consumer.assign(List.of(p));
             consumer.seek(p, offset);
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
@@ -210,7 +229,8 @@ class HudiOrderingITCase {
         assertThat(again).as("the record at offset %s of %s", offset, topic).hasSize(1);
         Properties pp = new Properties();
         pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(pp, new ByteArraySerializer(), new ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(pp, new ByteArraySerializer(), new ByteArraySerializer())) {
             producer.send(again.get(0)).get();
         }
     }

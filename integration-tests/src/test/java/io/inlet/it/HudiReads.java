@@ -25,13 +25,19 @@ final class HudiReads {
     static String ddl(String name, Path tablePath, RowType type, List<String> primaryKey, Map<String, String> extra) {
         StringBuilder sb = new StringBuilder("CREATE TABLE `" + name + "` (");
         for (int i = 0; i < type.getFieldCount(); i++) {
-            sb.append(i == 0 ? "" : ", ").append('`').append(type.getFieldNames().get(i)).append("` ")
+            sb.append(i == 0 ? "" : ", ")
+                    .append('`')
+                    .append(type.getFieldNames().get(i))
+                    .append("` ")
                     .append(type.getTypeAt(i).asSerializableString());
         }
-        sb.append(", PRIMARY KEY (").append(primaryKey.stream().map(k -> "`" + k + "`").collect(Collectors.joining(", ")))
-                .append(") NOT ENFORCED) WITH ('connector' = 'hudi', 'path' = '").append(tablePath.toUri())
+        sb.append(", PRIMARY KEY (")
+                .append(primaryKey.stream().map(k -> "`" + k + "`").collect(Collectors.joining(", ")))
+                .append(") NOT ENFORCED) WITH ('connector' = 'hudi', 'path' = '")
+                .append(tablePath.toUri())
                 .append("', 'table.type' = 'MERGE_ON_READ', 'hoodie.embed.timeline.server' = 'false'");
-        extra.forEach((k, v) -> sb.append(", '").append(k).append("' = '").append(v).append('\''));
+        extra.forEach(
+                (k, v) -> sb.append(", '").append(k).append("' = '").append(v).append('\''));
         return sb.append(')').toString();
     }
 
@@ -65,18 +71,26 @@ final class HudiReads {
     static TableResult stream(Path tablePath, RowType type, List<String> primaryKey) {
         TableEnvironment t = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
         t.getConfig().set("table.exec.resource.default-parallelism", "1");
-        t.executeSql(ddl("h", tablePath, type, primaryKey, Map.of(
-                "read.streaming.enabled", "true",
-                "read.start-commit", "earliest",
-                "read.streaming.check-interval", "1",
-                "changelog.enabled", "true")));
+        t.executeSql(ddl(
+                "h",
+                tablePath,
+                type,
+                primaryKey,
+                Map.of(
+                        "read.streaming.enabled", "true",
+                        "read.start-commit", "earliest",
+                        "read.streaming.check-interval", "1",
+                        "changelog.enabled", "true")));
         return t.executeSql("SELECT * FROM h");
     }
 
     /** Completed instants of an action in the table's timeline, e.g. "commit" (a compaction on MOR) or "rollback". */
     static List<String> instants(Path tablePath, String action) {
         try (Stream<Path> files = Files.list(tablePath.resolve(".hoodie"))) {
-            return files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith("." + action)).sorted().collect(Collectors.toList());
+            return files.map(p -> p.getFileName().toString())
+                    .filter(n -> n.endsWith("." + action))
+                    .sorted()
+                    .collect(Collectors.toList());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -85,7 +99,8 @@ final class HudiReads {
     /** Base (parquet) files of the table, which only compaction writes on MOR with Flink. */
     static List<Path> baseFiles(Path tablePath) {
         try (Stream<Path> files = Files.walk(tablePath)) {
-            return files.filter(p -> !p.toString().contains("/.hoodie/") && p.getFileName().toString().endsWith(".parquet"))
+            return files.filter(p -> !p.toString().contains("/.hoodie/")
+                            && p.getFileName().toString().endsWith(".parquet"))
                     .collect(Collectors.toList());
         } catch (IOException e) {
             throw new UncheckedIOException(e);

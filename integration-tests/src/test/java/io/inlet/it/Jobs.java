@@ -50,9 +50,11 @@ final class Jobs {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (true) {
             try {
-                return job.stopWithSavepoint(false, directory.toUri().toString(), SavepointFormatType.CANONICAL).get(60, TimeUnit.SECONDS);
+                return job.stopWithSavepoint(false, directory.toUri().toString(), SavepointFormatType.CANONICAL)
+                        .get(60, TimeUnit.SECONDS);
             } catch (ExecutionException e) {
-                if (System.nanoTime() > deadline || job.getJobStatus().get(30, TimeUnit.SECONDS).isGloballyTerminalState()) {
+                if (System.nanoTime() > deadline
+                        || job.getJobStatus().get(30, TimeUnit.SECONDS).isGloballyTerminalState()) {
                     throw e;
                 }
                 Thread.sleep(100); // the tasks are still starting; the deadline above decides
@@ -81,7 +83,8 @@ final class Jobs {
     static void cancelAndAwait(JobClient job) throws Exception {
         job.cancel().get(30, TimeUnit.SECONDS);
         long deadline = System.currentTimeMillis() + 60_000;
-        while (!job.getJobStatus().get(30, TimeUnit.SECONDS).isGloballyTerminalState() && System.currentTimeMillis() < deadline) {
+        while (!job.getJobStatus().get(30, TimeUnit.SECONDS).isGloballyTerminalState()
+                && System.currentTimeMillis() < deadline) {
             Thread.sleep(50); // waiting for the cancellation to finish
         }
         while (hudiThreadBusy() && System.currentTimeMillis() < deadline) {
@@ -98,12 +101,13 @@ final class Jobs {
         try {
             job.getJobExecutionResult().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            throw new AssertionError("The job should have failed once (without restarting) within " + timeout + ", but is "
-                    + job.getJobStatus().get(30, TimeUnit.SECONDS));
+            throw new AssertionError("The job should have failed once (without restarting) within " + timeout
+                    + ", but is " + job.getJobStatus().get(30, TimeUnit.SECONDS));
         } catch (ExecutionException e) {
             JobStatus status = job.getJobStatus().get(30, TimeUnit.SECONDS);
             if (status != JobStatus.FAILED) {
-                throw new AssertionError("The job should have failed once (without restarting), but is " + status, e.getCause());
+                throw new AssertionError(
+                        "The job should have failed once (without restarting), but is " + status, e.getCause());
             }
             return e.getCause();
         }
@@ -114,7 +118,10 @@ final class Jobs {
     static String messages(Throwable failure) {
         StringBuilder sb = new StringBuilder();
         for (Throwable t = failure; t != null; t = t.getCause()) {
-            sb.append(t.getClass().getName()).append(": ").append(t.getMessage()).append('\n');
+            sb.append(t.getClass().getName())
+                    .append(": ")
+                    .append(t.getMessage())
+                    .append('\n');
             if (t.getCause() == t) {
                 break;
             }

@@ -25,7 +25,9 @@ final class Lakes {
 
     /** The Iceberg catalog of a warehouse directory (close it). */
     static HadoopCatalog hadoopCatalog(Path warehouse) {
-        return new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toUri().toString());
+        return new HadoopCatalog(
+                new org.apache.hadoop.conf.Configuration(false),
+                warehouse.toUri().toString());
     }
 
     /**
@@ -33,25 +35,35 @@ final class Lakes {
      * commits, no embedded timeline server.
      */
     static HudiSink hudiSink(Path lake, int deltaCommitsPerCompaction) {
-        return HudiSink.builder().path(lake.toUri().toString())
-                .option("write.tasks", "1").option("compaction.delta_commits", String.valueOf(deltaCommitsPerCompaction))
-                .option("hoodie.embed.timeline.server", "false").build();
+        return HudiSink.builder()
+                .path(lake.toUri().toString())
+                .option("write.tasks", "1")
+                .option("compaction.delta_commits", String.valueOf(deltaCommitsPerCompaction))
+                .option("hoodie.embed.timeline.server", "false")
+                .build();
     }
 
     /** Waits for the Iceberg table's next commit (a snapshot after the current one). */
-    static void awaitNextIcebergCommit(JobClient job, Catalog catalog, TableIdentifier id, Duration timeout) throws Exception {
+    static void awaitNextIcebergCommit(JobClient job, Catalog catalog, TableIdentifier id, Duration timeout)
+            throws Exception {
         long before = catalog.loadTable(id).currentSnapshot().snapshotId();
         long deadline = System.nanoTime() + timeout.toNanos();
         while (catalog.loadTable(id).currentSnapshot().snapshotId() == before) {
             Jobs.assertRunning(job);
-            assertThat(System.nanoTime()).as("a commit to %s within %s", id, timeout).isLessThan(deadline);
+            assertThat(System.nanoTime())
+                    .as("a commit to %s within %s", id, timeout)
+                    .isLessThan(deadline);
             Thread.sleep(20); // polling the table's metadata for the next commit
         }
     }
 
     /** Waits until the Iceberg table, read with Iceberg's generic reader, equals the expected rows. */
-    static void awaitIceberg(JobClient job, Catalog catalog, TableIdentifier id, Callable<List<String>> expected) throws Exception {
-        awaitRows(job, "Iceberg table " + id, expected,
+    static void awaitIceberg(JobClient job, Catalog catalog, TableIdentifier id, Callable<List<String>> expected)
+            throws Exception {
+        awaitRows(
+                job,
+                "Iceberg table " + id,
+                expected,
                 () -> catalog.tableExists(id) ? Canonical.iceberg(catalog.loadTable(id)) : List.of());
     }
 
@@ -59,8 +71,14 @@ final class Lakes {
      * Waits until the Hudi table, read with Hudi's Flink reader, equals the expected rows; the columns
      * named in {@code skip} (the sink's ordering column) are left out of the comparison.
      */
-    static void awaitHudi(JobClient job, Path table, RowType type, List<String> primaryKey, Callable<List<String>> expected,
-            String... skip) throws Exception {
+    static void awaitHudi(
+            JobClient job,
+            Path table,
+            RowType type,
+            List<String> primaryKey,
+            Callable<List<String>> expected,
+            String... skip)
+            throws Exception {
         awaitRows(job, "Hudi table " + table, expected, () -> {
             if (!table.resolve(".hoodie").toFile().exists()) {
                 return List.of();
@@ -70,7 +88,8 @@ final class Lakes {
         });
     }
 
-    static void awaitRows(JobClient job, String what, Callable<List<String>> expected, Callable<List<String>> actual) throws Exception {
+    static void awaitRows(JobClient job, String what, Callable<List<String>> expected, Callable<List<String>> actual)
+            throws Exception {
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
         List<String> want = expected.call();
         List<String> have = List.of();

@@ -24,7 +24,12 @@ final class LogCapture implements AutoCloseable {
     LogCapture(Level level) {
         LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
         appender = WriterAppender.createAppender(
-                PatternLayout.newBuilder().withPattern("%c %p %m%n%throwable").build(), null, text, "capture-" + UUID.randomUUID(), false, true);
+                PatternLayout.newBuilder().withPattern("%c %p %m%n%throwable").build(),
+                null,
+                text,
+                "capture-" + UUID.randomUUID(),
+                false,
+                true);
         appender.start();
         root = ctx.getConfiguration().getRootLogger();
         before = root.getLevel();

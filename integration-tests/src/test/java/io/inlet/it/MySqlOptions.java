@@ -17,23 +17,45 @@ final class MySqlOptions {
     private MySqlOptions() {}
 
     /** Table {@code t} of the database into Iceberg, on {@link Jobs#restartingEnvironment()}. */
-    static Pipeline tableToIceberg(MariaDbServer mysql, String db, Path warehouse, Map<String, String> extraSourceOptions) {
+    static Pipeline tableToIceberg(
+            MariaDbServer mysql, String db, Path warehouse, Map<String, String> extraSourceOptions) {
         StreamExecutionEnvironment env = Jobs.restartingEnvironment();
         Map<String, String> source = of(mysql, db, "t");
         source.putAll(extraSourceOptions);
-        return Pipeline.builder().environment(env).source("mysql-cdc", source)
-                .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build()).build();
+        return Pipeline.builder()
+                .environment(env)
+                .source("mysql-cdc", source)
+                .sink(IcebergSink.builder()
+                        .warehouse(warehouse.toUri().toString())
+                        .build())
+                .build();
     }
 
     /** A source builder of the tables (a regular expression) of the database, as root. */
     static MySqlCdcSource.Builder builder(MariaDbServer mysql, String db, String tables) {
-        return MySqlCdcSource.builder().hostname(mysql.host()).port(mysql.port()).username(mysql.rootUser())
-                .password(mysql.rootPassword()).databaseList(db).tableList(tables);
+        return MySqlCdcSource.builder()
+                .hostname(mysql.host())
+                .port(mysql.port())
+                .username(mysql.rootUser())
+                .password(mysql.rootPassword())
+                .databaseList(db)
+                .tableList(tables);
     }
 
     /** The options of the tables (a regular expression) of the database, as root. */
     static Map<String, String> of(MariaDbServer mysql, String db, String tables) {
-        return new HashMap<>(Map.of("hostname", mysql.host(), "port", String.valueOf(mysql.port()), "username", mysql.rootUser(),
-                "password", mysql.rootPassword(), "database-name", db, "table-name", tables));
+        return new HashMap<>(Map.of(
+                "hostname",
+                mysql.host(),
+                "port",
+                String.valueOf(mysql.port()),
+                "username",
+                mysql.rootUser(),
+                "password",
+                mysql.rootPassword(),
+                "database-name",
+                db,
+                "table-name",
+                tables));
     }
 }

@@ -27,7 +27,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -55,8 +54,12 @@ class MySqlPasswordITCase {
         String captured;
         try (LogCapture logs = new LogCapture(Level.INFO)) {
             MySqlCdcSource source = MySqlCdcSource.builder()
-                    .hostname(mysql.host()).port(mysql.port()).username(user).password(password)
-                    .databaseList(db).build();
+                    .hostname(mysql.host())
+                    .port(mysql.port())
+                    .username(user)
+                    .password(password)
+                    .databaseList(db)
+                    .build();
             assertThat(source.toString()).contains(user).doesNotContain(password);
 
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
@@ -64,10 +67,14 @@ class MySqlPasswordITCase {
             JobClient job = Pipeline.builder()
                     .environment(env)
                     .source(source)
-                    .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build())
+                    .sink(IcebergSink.builder()
+                            .warehouse(warehouse.toUri().toString())
+                            .build())
                     .build()
                     .executeAsync();
-            try (HadoopCatalog catalog = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toUri().toString());
+            try (HadoopCatalog catalog = new HadoopCatalog(
+                            new org.apache.hadoop.conf.Configuration(false),
+                            warehouse.toUri().toString());
                     Connection c = mysql.connection(db)) {
                 MySqlToIcebergITCase.awaitEqual(job, c, catalog, db);
                 mysql.execute(db, "UPDATE orders SET note = 'binlog' WHERE id = 1");
@@ -80,20 +87,29 @@ class MySqlPasswordITCase {
             }
 
             assertThatThrownBy(() -> MySqlCdcSource.builder()
-                            .hostname(mysql.host()).port(mysql.port()).username(user).password(password + "-wrong")
-                            .databaseList(db).build().discoverTables())
+                            .hostname(mysql.host())
+                            .port(mysql.port())
+                            .username(user)
+                            .password(password + "-wrong")
+                            .databaseList(db)
+                            .build()
+                            .discoverTables())
                     .isInstanceOf(InletValidationException.class)
                     .satisfies(e -> assertThat(stackText(e)).doesNotContain(password));
             captured = logs.text();
         }
-        assertThat(captured).as("INFO and above logs of the run").contains("io.debezium.connector.mysql").contains(user);
+        assertThat(captured)
+                .as("INFO and above logs of the run")
+                .contains("io.debezium.connector.mysql")
+                .contains(user);
         assertThat(captured).doesNotContain(password);
     }
 
     private static String restGet(String path) throws Exception {
         Configuration client = MINI_CLUSTER.getClientConfiguration();
         URI uri = URI.create("http://" + client.get(RestOptions.ADDRESS) + ":" + client.get(RestOptions.PORT) + path);
-        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(uri).GET().build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = HttpClient.newHttpClient()
+                .send(HttpRequest.newBuilder(uri).GET().build(), HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as("GET %s: %s", uri, r.body()).isEqualTo(200);
         return r.body();
     }

@@ -25,8 +25,10 @@ class MySqlPreflightITCase {
 
     private static MySqlCdcSource.Builder source(MariaDbServer mysql, String db) {
         return MySqlCdcSource.builder()
-                .hostname(mysql.host()).port(mysql.port())
-                .username(mysql.rootUser()).password(mysql.rootPassword())
+                .hostname(mysql.host())
+                .port(mysql.port())
+                .username(mysql.rootUser())
+                .password(mysql.rootPassword())
                 .databaseList(db);
     }
 
@@ -34,9 +36,14 @@ class MySqlPreflightITCase {
     void anUnreachableServerNamesHostAndPort() {
         int closed = FreePorts.next();
         assertThatThrownBy(() -> MySqlCdcSource.builder()
-                        .hostname("127.0.0.1").port(closed).username("u").password("p").databaseList("d")
+                        .hostname("127.0.0.1")
+                        .port(closed)
+                        .username("u")
+                        .password("p")
+                        .databaseList("d")
                         .connectTimeout(java.time.Duration.ofSeconds(3))
-                        .build().discoverTables())
+                        .build()
+                        .discoverTables())
                 .isInstanceOf(InletValidationException.class)
                 .hasMessageContaining("Cannot connect to MySQL at 127.0.0.1:" + closed)
                 .hasMessageContaining("Check 'hostname' and 'port'");
@@ -46,7 +53,11 @@ class MySqlPreflightITCase {
     void badCredentialsNameTheUserButNotThePassword(MariaDbServer mysql) {
         String user = TestNames.unique("u");
         mysql.createUser(user, "right-password", "SELECT");
-        assertThatThrownBy(() -> source(mysql, "x").username(user).password("wrong-password-123").build().discoverTables())
+        assertThatThrownBy(() -> source(mysql, "x")
+                        .username(user)
+                        .password("wrong-password-123")
+                        .build()
+                        .discoverTables())
                 .isInstanceOf(InletValidationException.class)
                 .hasMessageContaining("refused user '" + user + "'")
                 .hasMessageContaining("Check 'username' and 'password'")
@@ -77,7 +88,8 @@ class MySqlPreflightITCase {
             misconfigured.execute(db, "CREATE TABLE t (id INT PRIMARY KEY)");
             assertThatThrownBy(() -> source(misconfigured, db).build().discoverTables())
                     .isInstanceOf(InletValidationException.class)
-                    .satisfies(e -> assertThat(((InletValidationException) e).problems()).hasSize(2))
+                    .satisfies(e -> assertThat(((InletValidationException) e).problems())
+                            .hasSize(2))
                     .hasMessageContaining("binlog_format = STATEMENT; CDC needs ROW")
                     .hasMessageContaining("binlog_row_image = MINIMAL; CDC needs FULL");
         }
@@ -89,10 +101,13 @@ class MySqlPreflightITCase {
         mysql.execute(db, "CREATE TABLE t (id INT PRIMARY KEY)");
         String user = TestNames.unique("reader");
         mysql.createUser(user, "pw", "SELECT");
-        assertThatThrownBy(() -> source(mysql, db).username(user).password("pw").build().discoverTables())
+        assertThatThrownBy(() ->
+                        source(mysql, db).username(user).password("pw").build().discoverTables())
                 .isInstanceOf(InletValidationException.class)
                 .hasMessageContaining("User '" + user + "' lacks the privileges [REPLICATION SLAVE, BINLOG MONITOR]")
-                .hasMessageContaining("GRANT SELECT, RELOAD, SHOW DATABASES, REPLICATION SLAVE, BINLOG MONITOR ON *.* TO '" + user + "'@'%'");
+                .hasMessageContaining(
+                        "GRANT SELECT, RELOAD, SHOW DATABASES, REPLICATION SLAVE, BINLOG MONITOR ON *.* TO '" + user
+                                + "'@'%'");
     }
 
     @Test
@@ -101,8 +116,8 @@ class MySqlPreflightITCase {
         mysql.execute(db, "CREATE TABLE orders (id INT PRIMARY KEY)", "CREATE TABLE customers (id INT PRIMARY KEY)");
         assertThatThrownBy(() -> source(mysql, db).tableList("order").build().discoverTables())
                 .isInstanceOf(InletValidationException.class)
-                .hasMessageContaining("No table of MySQL at 127.0.0.1:" + mysql.port() + " matches 'database-name' = '" + db
-                        + "' and 'table-name' = 'order'")
+                .hasMessageContaining("No table of MySQL at 127.0.0.1:" + mysql.port() + " matches 'database-name' = '"
+                        + db + "' and 'table-name' = 'order'")
                 .hasMessageContaining(db + ".customers, " + db + ".orders");
     }
 
@@ -115,7 +130,10 @@ class MySqlPreflightITCase {
                 .hasMessageContaining("Column " + db + ".places.location has the type point, which Inlet cannot map")
                 .hasMessageContaining("'exclude-columns' = '" + db + "\\.places\\.location'");
 
-        List<TableDescriptor> tables = source(mysql, db).excludeColumns(db + "\\.places\\.location").build().discoverTables();
+        List<TableDescriptor> tables = source(mysql, db)
+                .excludeColumns(db + "\\.places\\.location")
+                .build()
+                .discoverTables();
         assertThat(tables.get(0).columnNames()).containsExactly("id", "name");
     }
 
@@ -132,10 +150,13 @@ class MySqlPreflightITCase {
     void aTimeZoneThatDiffersFromTheServersIsRefused(MariaDbServer mysql) {
         String db = mysql.createDatabase();
         mysql.execute(db, "CREATE TABLE t (id INT PRIMARY KEY, at TIMESTAMP NULL)");
-        assertThatThrownBy(() -> source(mysql, db).serverTimeZone("Asia/Tokyo").build().discoverTables())
-                .hasMessageContaining("'server-time-zone' = 'Asia/Tokyo' (now +09:00) differs from the time zone of MySQL at")
+        assertThatThrownBy(() ->
+                        source(mysql, db).serverTimeZone("Asia/Tokyo").build().discoverTables())
+                .hasMessageContaining(
+                        "'server-time-zone' = 'Asia/Tokyo' (now +09:00) differs from the time zone of MySQL at")
                 .hasMessageContaining("(+00:00, now Z)");
-        assertThat(source(mysql, db).serverTimeZone("UTC").build().discoverTables()).hasSize(1);
+        assertThat(source(mysql, db).serverTimeZone("UTC").build().discoverTables())
+                .hasSize(1);
     }
 
     @Test
@@ -143,23 +164,39 @@ class MySqlPreflightITCase {
         String db = mysql.createDatabase();
         ShopDatabase.create(mysql, db);
         List<TableDescriptor> tables = source(mysql, db).build().discoverTables();
-        TableDescriptor orders = tables.stream().filter(t -> t.tableId().table().equals("orders")).findFirst().get();
+        TableDescriptor orders = tables.stream()
+                .filter(t -> t.tableId().table().equals("orders"))
+                .findFirst()
+                .get();
         assertThat(orders.primaryKey()).containsExactly("id");
         assertThat(orders.comment()).hasValue("orders of the shop");
         assertThat(orders.column("customer").get().comment()).hasValue("who ordered");
         assertThat(orders.column("note").get().type()).isEqualTo(DataTypes.STRING());
-        assertThat(orders.column("created").get().type()).isEqualTo(DataTypes.TIMESTAMP(3).notNull());
-        TableDescriptor all = tables.stream().filter(t -> t.tableId().table().equals("all_types")).findFirst().get();
-        assertThat(all.toRowType().asSummaryString()).isEqualTo(
-                "ROW<`id` INT NOT NULL, `c_bool` BOOLEAN, `c_tinyint1` BOOLEAN, `c_tinyint` TINYINT, `c_tinyint_u` SMALLINT,"
-                        + " `c_smallint` SMALLINT, `c_smallint_u` INT, `c_mediumint` INT, `c_mediumint_u` INT, `c_int` INT,"
-                        + " `c_int_u` BIGINT, `c_bigint` BIGINT, `c_bigint_u` DECIMAL(20, 0), `c_decimal` DECIMAL(10, 2),"
-                        + " `c_decimal_38` DECIMAL(38, 10), `c_decimal_65` STRING, `c_float` FLOAT, `c_double` DOUBLE,"
-                        + " `c_char` CHAR(10), `c_varchar` VARCHAR(255), `c_text` STRING, `c_mediumtext` STRING,"
-                        + " `c_binary` BINARY(4), `c_varbinary` VARBINARY(16), `c_blob` BYTES, `c_date` DATE, `c_time` TIME(0),"
-                        + " `c_time3` TIME(3), `c_time6` TIME(6), `c_datetime` TIMESTAMP(0), `c_datetime3` TIMESTAMP(3),"
-                        + " `c_datetime6` TIMESTAMP(6), `c_timestamp` TIMESTAMP_LTZ(0), `c_timestamp6` TIMESTAMP_LTZ(6),"
-                        + " `c_year` INT, `c_enum` STRING, `c_set` STRING, `c_json` STRING, `c_bit1` BOOLEAN, `c_bit12` BINARY(2),"
+        assertThat(orders.column("created").get().type())
+                .isEqualTo(DataTypes.TIMESTAMP(3).notNull());
+        TableDescriptor all = tables.stream()
+                .filter(t -> t.tableId().table().equals("all_types"))
+                .findFirst()
+                .get();
+        assertThat(all.toRowType().asSummaryString())
+                .isEqualTo("ROW<`id` INT NOT NULL, `c_bool` BOOLEAN, `c_tinyint1` BOOLEAN, `c_tinyint`"
+                        + " TINYINT, `c_tinyint_u` SMALLINT,"
+                        + " `c_smallint` SMALLINT, `c_smallint_u` INT, `c_mediumint` INT," + " `c_mediumint_u`"
+                        + " INT, `c_int` INT,"
+                        + " `c_int_u` BIGINT, `c_bigint` BIGINT, `c_bigint_u` DECIMAL(20, 0)," + " `c_decimal`"
+                        + " DECIMAL(10, 2),"
+                        + " `c_decimal_38` DECIMAL(38, 10), `c_decimal_65` STRING, `c_float` FLOAT,"
+                        + " `c_double` DOUBLE,"
+                        + " `c_char` CHAR(10), `c_varchar` VARCHAR(255), `c_text` STRING," + " `c_mediumtext`"
+                        + " STRING,"
+                        + " `c_binary` BINARY(4), `c_varbinary` VARBINARY(16), `c_blob` BYTES," + " `c_date`"
+                        + " DATE, `c_time` TIME(0),"
+                        + " `c_time3` TIME(3), `c_time6` TIME(6), `c_datetime` TIMESTAMP(0)," + " `c_datetime3`"
+                        + " TIMESTAMP(3),"
+                        + " `c_datetime6` TIMESTAMP(6), `c_timestamp` TIMESTAMP_LTZ(0)," + " `c_timestamp6`"
+                        + " TIMESTAMP_LTZ(6),"
+                        + " `c_year` INT, `c_enum` STRING, `c_set` STRING, `c_json` STRING," + " `c_bit1`"
+                        + " BOOLEAN, `c_bit12` BINARY(2),"
                         + " `c_bit64` BINARY(8)> NOT NULL");
     }
 }

@@ -43,9 +43,14 @@ class MySqlReconnectITCase {
             env.setParallelism(1);
             env.enableCheckpointing(300);
             env.setRestartStrategy(RestartStrategies.fixedDelayRestart(1000, 500));
-            JobClient job = Pipeline.builder().environment(env)
+            JobClient job = Pipeline.builder()
+                    .environment(env)
                     .source("mysql-cdc", MySqlOptions.of(mysql, db, "t"))
-                    .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build()).build().executeAsync();
+                    .sink(IcebergSink.builder()
+                            .warehouse(warehouse.toUri().toString())
+                            .build())
+                    .build()
+                    .executeAsync();
             try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse)) {
                 TableIdentifier id = TableIdentifier.of(db, "t");
                 Lakes.awaitIceberg(job, catalog, id, () -> List.of("id=1, v=1"));
@@ -59,9 +64,13 @@ class MySqlReconnectITCase {
                 mysql.execute(db, "UPDATE t SET v = 20 WHERE id = 2", "INSERT INTO t VALUES (3, 3)");
                 Lakes.awaitIceberg(job, catalog, id, () -> List.of("id=1, v=1", "id=2, v=20", "id=3, v=3"));
                 long seconds = Duration.ofNanos(System.nanoTime() - back).toSeconds();
-                assertThat(seconds).as("seconds from the server's return to the change in the lake").isLessThan(30);
-                assertThat(log.text()).as("the lost connection, logged when it happened")
-                        .containsPattern("WARN.*(lost|Lost) the (binlog )?connection to MySQL at 127\\.0\\.0\\.1:" + mysql.port());
+                assertThat(seconds)
+                        .as("seconds from the server's return to the change in the lake")
+                        .isLessThan(30);
+                assertThat(log.text())
+                        .as("the lost connection, logged when it happened")
+                        .containsPattern("WARN.*(lost|Lost) the (binlog )?connection to MySQL at 127\\.0\\.0\\.1:"
+                                + mysql.port());
             } finally {
                 Jobs.cancelAndAwait(job);
             }

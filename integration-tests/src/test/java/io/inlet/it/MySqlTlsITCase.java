@@ -64,15 +64,24 @@ class MySqlTlsITCase {
     @Test
     void everyConnectionUsesTlsAndVerifiesTheServer(@TempDir Path warehouse) throws Exception {
         String db = mysql.createDatabase();
-        mysql.execute(db, "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, v VARCHAR(16))", "INSERT INTO t VALUES (1, 'a'), (2, 'b')");
+        mysql.execute(
+                db,
+                "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, v VARCHAR(16))",
+                "INSERT INTO t VALUES (1, 'a'), (2, 'b')");
         Map<String, String> o = source(db, "verify-identity");
         o.put("ssl.truststore", certs.trustStore.toString());
         o.put("ssl.truststore.password", TestCertificates.PASSWORD);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(1);
         env.enableCheckpointing(300);
-        JobClient job = Pipeline.builder().environment(env).source("mysql-cdc", o)
-                .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build()).build().executeAsync();
+        JobClient job = Pipeline.builder()
+                .environment(env)
+                .source("mysql-cdc", o)
+                .sink(IcebergSink.builder()
+                        .warehouse(warehouse.toUri().toString())
+                        .build())
+                .build()
+                .executeAsync();
         try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse);
                 Connection c = mysql.connection(db)) {
             // The server refuses every plain connection: the snapshot and then the binlog arriving proves TLS.
@@ -90,10 +99,14 @@ class MySqlTlsITCase {
         mysql.execute(db, "CREATE TABLE t (id INT NOT NULL PRIMARY KEY)");
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.enableCheckpointing(300);
-        assertThatThrownBy(() -> Pipeline.builder().environment(env).source("mysql-cdc", source(db, "disabled"))
-                        .sink(IcebergSink.builder().warehouse("file:///nowhere").build()).build())
+        assertThatThrownBy(() -> Pipeline.builder()
+                        .environment(env)
+                        .source("mysql-cdc", source(db, "disabled"))
+                        .sink(IcebergSink.builder().warehouse("file:///nowhere").build())
+                        .build())
                 .isInstanceOf(InletValidationException.class)
-                .hasMessageContaining("requires encrypted connections (require_secure_transport), and 'ssl.mode' is 'disabled'")
+                .hasMessageContaining(
+                        "requires encrypted connections (require_secure_transport), and 'ssl.mode' is 'disabled'")
                 .hasMessageContaining("Set 'ssl.mode' = 'required'");
     }
 
@@ -107,8 +120,11 @@ class MySqlTlsITCase {
         o.put("ssl.truststore.password", TestCertificates.PASSWORD);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.enableCheckpointing(300);
-        assertThatThrownBy(() -> Pipeline.builder().environment(env).source("mysql-cdc", o)
-                        .sink(IcebergSink.builder().warehouse("file:///nowhere").build()).build())
+        assertThatThrownBy(() -> Pipeline.builder()
+                        .environment(env)
+                        .source("mysql-cdc", o)
+                        .sink(IcebergSink.builder().warehouse("file:///nowhere").build())
+                        .build())
                 .isInstanceOf(InletValidationException.class)
                 .hasMessageContaining("Cannot open an encrypted connection")
                 .hasMessageContaining("'ssl.truststore' holds the CA");

@@ -47,7 +47,8 @@ class MySqlToIcebergITCase {
         String db = mysql.createDatabase();
         ShopDatabase.create(mysql, db);
         ShopDatabase.load(mysql, db);
-        mysql.createUser("cdc_" + db, "s3cret-" + db, "SELECT, RELOAD, SHOW DATABASES, REPLICATION SLAVE, BINLOG MONITOR");
+        mysql.createUser(
+                "cdc_" + db, "s3cret-" + db, "SELECT, RELOAD, SHOW DATABASES, REPLICATION SLAVE, BINLOG MONITOR");
 
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
@@ -55,37 +56,47 @@ class MySqlToIcebergITCase {
         Pipeline pipeline = Pipeline.builder()
                 .environment(env)
                 .source(MySqlCdcSource.builder()
-                        .hostname(mysql.host()).port(mysql.port())
-                        .username("cdc_" + db).password("s3cret-" + db)
+                        .hostname(mysql.host())
+                        .port(mysql.port())
+                        .username("cdc_" + db)
+                        .password("s3cret-" + db)
                         .databaseList(db)
                         .tableList("orders|order_items|all_types")
                         .build())
-                .sink(IcebergSink.builder().catalogType("hadoop").warehouse(warehouse.toUri().toString()).build())
+                .sink(IcebergSink.builder()
+                        .catalogType("hadoop")
+                        .warehouse(warehouse.toUri().toString())
+                        .build())
                 .jobName("mysql-to-iceberg")
                 .build();
-        assertThat(pipeline.sourceTables()).extracting(t -> t.tableId().table())
+        assertThat(pipeline.sourceTables())
+                .extracting(t -> t.tableId().table())
                 .containsExactlyInAnyOrder("all_types", "order_items", "orders");
 
         JobClient job = pipeline.executeAsync();
-        try (HadoopCatalog catalog = new HadoopCatalog(new Configuration(false), warehouse.toUri().toString());
+        try (HadoopCatalog catalog = new HadoopCatalog(
+                        new Configuration(false), warehouse.toUri().toString());
                 Connection c = mysql.connection(db)) {
             awaitEqual(job, c, catalog, db);
 
             mysql.execute(
                     db,
                     // DDL that changes no column (an index, a comment, a no-op type restatement) must not stop
-                    // the job: Inlet reads every table's columns in Debezium's DDL record as information_schema has them.
+                    // the job: Inlet reads every table's columns in Debezium's DDL record as information_schema has
+                    // them.
                     "ALTER TABLE all_types ADD INDEX idx_int (c_int)",
                     "ALTER TABLE orders COMMENT = 'orders of the shop'",
                     "ALTER TABLE order_items MODIFY sku VARCHAR(32) NOT NULL",
-                    "INSERT INTO orders (customer, amount, status, note, created) VALUES ('eve', 1.00, 'new', 'binlog', '2024-02-01 00:00:00.5')",
+                    "INSERT INTO orders (customer, amount, status, note, created) VALUES ('eve',"
+                            + " 1.00, 'new', 'binlog', '2024-02-01 00:00:00.5')",
                     "UPDATE orders SET status = 'paid', amount = amount + 1 WHERE customer = 'anna'",
                     // one row updated twice, and a key deleted and inserted again, in one transaction
                     "START TRANSACTION",
                     "UPDATE orders SET note = 'first' WHERE customer = 'bob'",
                     "UPDATE orders SET note = 'second', status = 'shipped' WHERE customer = 'bob'",
                     "DELETE FROM orders WHERE customer = 'carl'",
-                    "INSERT INTO orders (id, customer, amount, status, note, created) VALUES (3, 'carl again', 7.77, 'new', NULL, '2024-03-03 03:03:03.333')",
+                    "INSERT INTO orders (id, customer, amount, status, note, created) VALUES (3,"
+                            + " 'carl again', 7.77, 'new', NULL, '2024-03-03 03:03:03.333')",
                     "COMMIT",
                     // updates that change the primary key
                     "UPDATE orders SET id = 1000 WHERE customer = 'dora'",
@@ -95,17 +106,21 @@ class MySqlToIcebergITCase {
                     // every type through the binlog, not just the snapshot
                     "INSERT INTO all_types VALUES " + ShopDatabase.allTypesRow(4),
                     "INSERT INTO all_types VALUES " + ShopDatabase.allTypesLowRow(5),
-                    "UPDATE all_types SET c_varchar = 'now 🚀', c_decimal_38 = -99.5, c_json = NULL, c_bit12 = b'111' WHERE id = 1",
+                    "UPDATE all_types SET c_varchar = 'now 🚀', c_decimal_38 = -99.5, c_json = NULL,"
+                            + " c_bit12 = b'111' WHERE id = 1",
                     "UPDATE all_types SET c_int = 42 WHERE id = 2",
                     "DELETE FROM all_types WHERE id = 3");
             awaitEqual(job, c, catalog, db);
 
             Table orders = catalog.loadTable(TableIdentifier.of(db, "orders"));
             assertThat(orders.schema().identifierFieldNames()).containsExactly("id");
-            assertThat(((HasTableOperations) orders).operations().current().formatVersion()).isEqualTo(2);
+            assertThat(((HasTableOperations) orders).operations().current().formatVersion())
+                    .isEqualTo(2);
             assertThat(orders.properties()).containsEntry("comment", "orders of the shop");
             assertThat(orders.schema().findField("customer").doc()).isEqualTo("who ordered");
-            assertThat(catalog.loadTable(TableIdentifier.of(db, "order_items")).schema().identifierFieldNames())
+            assertThat(catalog.loadTable(TableIdentifier.of(db, "order_items"))
+                            .schema()
+                            .identifierFieldNames())
                     .containsExactlyInAnyOrder("order_id", "line_no");
         } finally {
             job.cancel().get();
@@ -127,18 +142,27 @@ class MySqlToIcebergITCase {
                 "warehouse", warehouse.toUri().toString());
         JobClient job = Pipeline.builder()
                 .environment(env)
-                .source(MySqlCdcSource.builder().hostname(mysql.host()).port(mysql.port())
-                        .username(mysql.rootUser()).password(mysql.rootPassword()).databaseList(db).tableList("orders").build())
-                .sink("iceberg", Map.of(
-                        "catalog-type", "jdbc",
-                        "catalog-name", "lake",
-                        "uri", jdbc.get("uri"),
-                        "warehouse", jdbc.get("warehouse"),
-                        "catalog.jdbc.user", jdbc.get("jdbc.user"),
-                        "catalog.jdbc.password", jdbc.get("jdbc.password")))
+                .source(MySqlCdcSource.builder()
+                        .hostname(mysql.host())
+                        .port(mysql.port())
+                        .username(mysql.rootUser())
+                        .password(mysql.rootPassword())
+                        .databaseList(db)
+                        .tableList("orders")
+                        .build())
+                .sink(
+                        "iceberg",
+                        Map.of(
+                                "catalog-type", "jdbc",
+                                "catalog-name", "lake",
+                                "uri", jdbc.get("uri"),
+                                "warehouse", jdbc.get("warehouse"),
+                                "catalog.jdbc.user", jdbc.get("jdbc.user"),
+                                "catalog.jdbc.password", jdbc.get("jdbc.password")))
                 .build()
                 .executeAsync();
-        try (JdbcCatalog catalog = new JdbcCatalog(); Connection c = mysql.connection(db)) {
+        try (JdbcCatalog catalog = new JdbcCatalog();
+                Connection c = mysql.connection(db)) {
             catalog.setConf(new Configuration(false));
             catalog.initialize("lake", jdbc);
             TableIdentifier id = TableIdentifier.of(db, "orders");

@@ -44,39 +44,52 @@ class NamesITCase {
     private static final String TABLE = "line-items";
 
     private static void createTable(MariaDbServer mysql, String db) {
-        mysql.execute(db,
+        mysql.execute(
+                db,
                 "CREATE TABLE `" + TABLE + "` (`order` INT NOT NULL, `key` VARCHAR(16) NOT NULL, `desc` VARCHAR(64),"
                         + " `select` DECIMAL(8,2), `LineTotal` INT, PRIMARY KEY (`order`, `key`))",
                 "INSERT INTO `" + TABLE + "` VALUES (1, 'a', 'first', 1.50, 3), (2, 'b', NULL, NULL, NULL)");
     }
 
     private static void change(MariaDbServer mysql, String db) {
-        mysql.execute(db,
+        mysql.execute(
+                db,
                 "UPDATE `" + TABLE + "` SET `desc` = 'changed', `LineTotal` = 4 WHERE `order` = 1",
                 "INSERT INTO `" + TABLE + "` VALUES (3, 'c', 'third', 3.00, 9)",
                 "DELETE FROM `" + TABLE + "` WHERE `order` = 2");
     }
 
     @Test
-    void fromMySqlIntoIcebergAndHudi(MariaDbServer mysql, @TempDir Path warehouse, @TempDir Path lake) throws Exception {
+    void fromMySqlIntoIcebergAndHudi(MariaDbServer mysql, @TempDir Path warehouse, @TempDir Path lake)
+            throws Exception {
         String db = mysql.createDatabase();
         createTable(mysql, db);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         env.enableCheckpointing(300);
         HudiSink hudi = Lakes.hudiSink(lake, 2);
-        Pipeline pipeline = Pipeline.builder().environment(env)
+        Pipeline pipeline = Pipeline.builder()
+                .environment(env)
                 .source(MySqlOptions.builder(mysql, db, TABLE).build())
-                .transform(FilterTransform.builder().filter("`order` < 100 AND `LineTotal` IS NOT NULL OR `key` = 'b'").build())
-                .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build())
+                .transform(FilterTransform.builder()
+                        .filter("`order` < 100 AND `LineTotal` IS NOT NULL OR `key` = 'b'")
+                        .build())
+                .sink(IcebergSink.builder()
+                        .warehouse(warehouse.toUri().toString())
+                        .build())
                 .sink(hudi)
                 .build();
         run(pipeline, mysql, db, warehouse, lake, hudi, null);
     }
 
     @Test
-    void fromDebeziumOnKafkaIntoIcebergAndHudi(MariaDbServer mysql, KafkaBroker kafka, SchemaRegistry registry,
-            @TempDir Path warehouse, @TempDir Path lake) throws Exception {
+    void fromDebeziumOnKafkaIntoIcebergAndHudi(
+            MariaDbServer mysql,
+            KafkaBroker kafka,
+            SchemaRegistry registry,
+            @TempDir Path warehouse,
+            @TempDir Path lake)
+            throws Exception {
         String db = mysql.createDatabase();
         String server = TestNames.unique("dbz");
         createTable(mysql, db);
@@ -87,17 +100,28 @@ class NamesITCase {
             env.setParallelism(2);
             env.enableCheckpointing(300);
             HudiSink hudi = Lakes.hudiSink(lake, 2);
-            Pipeline pipeline = Pipeline.builder().environment(env)
-                    .source(KafkaSources.debezium(kafka, registry, server + "." + db + "." + TABLE).build())
-                    .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build())
+            Pipeline pipeline = Pipeline.builder()
+                    .environment(env)
+                    .source(KafkaSources.debezium(kafka, registry, server + "." + db + "." + TABLE)
+                            .build())
+                    .sink(IcebergSink.builder()
+                            .warehouse(warehouse.toUri().toString())
+                            .build())
                     .sink(hudi)
                     .build();
             run(pipeline, mysql, db, warehouse, lake, hudi, dbz);
         }
     }
 
-    private static void run(Pipeline pipeline, MariaDbServer mysql, String db, Path warehouse, Path lake, HudiSink hudi,
-            DebeziumProducer dbz) throws Exception {
+    private static void run(
+            Pipeline pipeline,
+            MariaDbServer mysql,
+            String db,
+            Path warehouse,
+            Path lake,
+            HudiSink hudi,
+            DebeziumProducer dbz)
+            throws Exception {
         TableDescriptor t = pipeline.sinkTables().get(0);
         JobClient job = pipeline.executeAsync();
         try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse);

@@ -43,28 +43,43 @@ class NewSnapshotConvergesITCase {
     @RegisterExtension
     static final MiniClusterExtension MINI_CLUSTER = MiniClusters.extension(4);
 
-    private static JobClient start(MariaDbServer mysql, String db, Path warehouse, WriteMode mode, Configuration conf) throws Exception {
+    private static JobClient start(MariaDbServer mysql, String db, Path warehouse, WriteMode mode, Configuration conf)
+            throws Exception {
         Map<String, String> source = MySqlOptions.of(mysql, db, "orders|gone");
         // Chunks of five rows: both readers take part in the snapshot.
         source.put("scan.incremental.snapshot.chunk.size", "5");
-        return Pipeline.builder().environment(Jobs.checkpointingEnvironment(conf, 2))
+        return Pipeline.builder()
+                .environment(Jobs.checkpointingEnvironment(conf, 2))
                 .source("mysql-cdc", source)
-                .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).writeMode(mode).build())
-                .build().executeAsync();
+                .sink(IcebergSink.builder()
+                        .warehouse(warehouse.toUri().toString())
+                        .writeMode(mode)
+                        .build())
+                .build()
+                .executeAsync();
     }
 
     private static Pipeline toHudi(MariaDbServer mysql, String db, HudiSink sink) {
         Map<String, String> source = MySqlOptions.of(mysql, db, "orders|gone");
         source.put("scan.incremental.snapshot.chunk.size", "5");
-        return Pipeline.builder().environment(Jobs.checkpointingEnvironment(new Configuration(), 2))
-                .source("mysql-cdc", source).sink(sink).build();
+        return Pipeline.builder()
+                .environment(Jobs.checkpointingEnvironment(new Configuration(), 2))
+                .source("mysql-cdc", source)
+                .sink(sink)
+                .build();
     }
 
-    private static void awaitEqual(JobClient job, HudiSink sink, List<TableDescriptor> tables, Path lake, Connection c, String db)
+    private static void awaitEqual(
+            JobClient job, HudiSink sink, List<TableDescriptor> tables, Path lake, Connection c, String db)
             throws Exception {
         for (TableDescriptor t : tables) {
-            Lakes.awaitHudi(job, lake.resolve(db).resolve(t.tableId().table()), sink.writeRowType(t), t.primaryKey(),
-                    () -> Canonical.mysqlAs(c, db, t.tableId().table(), t.toRowType()), HudiOrdering.COLUMNS);
+            Lakes.awaitHudi(
+                    job,
+                    lake.resolve(db).resolve(t.tableId().table()),
+                    sink.writeRowType(t),
+                    t.primaryKey(),
+                    () -> Canonical.mysqlAs(c, db, t.tableId().table(), t.toRowType()),
+                    HudiOrdering.COLUMNS);
         }
     }
 
@@ -88,9 +103,16 @@ class NewSnapshotConvergesITCase {
     private static void createTables(MariaDbServer mysql, String db) {
         StringBuilder rows = new StringBuilder();
         for (int id = 1; id <= 20; id++) {
-            rows.append(id == 1 ? "" : ", ").append('(').append(id).append(", ").append(id).append(')');
+            rows.append(id == 1 ? "" : ", ")
+                    .append('(')
+                    .append(id)
+                    .append(", ")
+                    .append(id)
+                    .append(')');
         }
-        mysql.execute(db, "CREATE TABLE orders (id INT NOT NULL PRIMARY KEY, v INT NOT NULL)",
+        mysql.execute(
+                db,
+                "CREATE TABLE orders (id INT NOT NULL PRIMARY KEY, v INT NOT NULL)",
                 "INSERT INTO orders VALUES " + rows,
                 "CREATE TABLE gone (id INT NOT NULL PRIMARY KEY, v INT NOT NULL)",
                 "INSERT INTO gone VALUES (1, 1), (2, 2), (3, 3)");
@@ -98,17 +120,24 @@ class NewSnapshotConvergesITCase {
 
     /** While no job runs: deletes in several chunks, updates, an insert, and a table emptied. */
     private static void changeWhileDown(MariaDbServer mysql, String db) {
-        mysql.execute(db, "DELETE FROM orders WHERE id IN (2, 7, 13, 20)", "UPDATE orders SET v = v + 100 WHERE id IN (3, 14)",
-                "INSERT INTO orders VALUES (21, 21)", "DELETE FROM gone");
+        mysql.execute(
+                db,
+                "DELETE FROM orders WHERE id IN (2, 7, 13, 20)",
+                "UPDATE orders SET v = v + 100 WHERE id IN (3, 14)",
+                "INSERT INTO orders VALUES (21, 21)",
+                "DELETE FROM gone");
     }
 
     @ParameterizedTest
-    @EnumSource(value = WriteMode.class, names = {"AUTO", "UPSERT"})
+    @EnumSource(
+            value = WriteMode.class,
+            names = {"AUTO", "UPSERT"})
     void aFreshStartOverExistingTablesRemovesRowsDeletedWhileNoJobRan(
             WriteMode mode, MariaDbServer mysql, @TempDir Path warehouse, @TempDir Path savepoints) throws Exception {
         String db = mysql.createDatabase();
         createTables(mysql, db);
-        try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse); Connection c = mysql.connection(db)) {
+        try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse);
+                Connection c = mysql.connection(db)) {
             JobClient first = start(mysql, db, warehouse, mode, new Configuration());
             try {
                 awaitEqual(first, catalog, c, db);
@@ -122,12 +151,17 @@ class NewSnapshotConvergesITCase {
             String savepoint;
             try {
                 awaitEqual(second, catalog, c, db);
-                assertThat(reconciliations(catalog, db, "orders")).as("commits that removed rows the snapshot no longer found")
+                assertThat(reconciliations(catalog, db, "orders"))
+                        .as("commits that removed rows the snapshot no longer found")
                         .hasSize(1);
                 assertThat(reconciliations(catalog, db, "gone")).hasSize(1);
                 // The binlog phase goes on as before.
-                mysql.execute(db, "DELETE FROM orders WHERE id = 4", "INSERT INTO orders VALUES (22, 22)",
-                        "UPDATE orders SET v = 0 WHERE id = 5", "INSERT INTO gone VALUES (9, 9)");
+                mysql.execute(
+                        db,
+                        "DELETE FROM orders WHERE id = 4",
+                        "INSERT INTO orders VALUES (22, 22)",
+                        "UPDATE orders SET v = 0 WHERE id = 5",
+                        "INSERT INTO gone VALUES (9, 9)");
                 awaitEqual(second, catalog, c, db);
                 savepoint = Jobs.stopWithSavepoint(second, savepoints);
             } finally {
@@ -151,15 +185,20 @@ class NewSnapshotConvergesITCase {
     }
 
     @Test
-    void aFreshStartOverExistingHudiTablesDeletesRowsDeletedWhileNoJobRan(MariaDbServer mysql, @TempDir Path lake) throws Exception {
+    void aFreshStartOverExistingHudiTablesDeletesRowsDeletedWhileNoJobRan(MariaDbServer mysql, @TempDir Path lake)
+            throws Exception {
         String db = mysql.createDatabase();
         createTables(mysql, db);
         // Two writer tasks and no small-file reuse: the rows spread over several file groups, which a job
         // started without state must find again (its index is empty). Compaction after every second delta
         // commit: deletes meet rows in base files too.
-        HudiSink sink = HudiSink.builder().path(lake.toUri().toString()).option("write.tasks", "2")
-                .option("hoodie.parquet.small.file.limit", "0").option("compaction.delta_commits", "2")
-                .option("hoodie.embed.timeline.server", "false").build();
+        HudiSink sink = HudiSink.builder()
+                .path(lake.toUri().toString())
+                .option("write.tasks", "2")
+                .option("hoodie.parquet.small.file.limit", "0")
+                .option("compaction.delta_commits", "2")
+                .option("hoodie.embed.timeline.server", "false")
+                .build();
         try (Connection c = mysql.connection(db)) {
             Pipeline first = toHudi(mysql, db, sink);
             List<TableDescriptor> tables = first.sinkTables();
@@ -175,8 +214,12 @@ class NewSnapshotConvergesITCase {
             try {
                 awaitEqual(second, sink, tables, lake, c, db);
                 // A deleted key comes back, others change; compactions fold the deletes into base files.
-                mysql.execute(db, "INSERT INTO orders VALUES (2, 200)", "DELETE FROM orders WHERE id = 4",
-                        "UPDATE orders SET v = 0 WHERE id = 5", "INSERT INTO gone VALUES (2, 22)");
+                mysql.execute(
+                        db,
+                        "INSERT INTO orders VALUES (2, 200)",
+                        "DELETE FROM orders WHERE id = 4",
+                        "UPDATE orders SET v = 0 WHERE id = 5",
+                        "INSERT INTO gone VALUES (2, 22)");
                 awaitEqual(second, sink, tables, lake, c, db);
                 Path orders = lake.resolve(db).resolve("orders");
                 // Changes until a compaction completes after the deletes (every second delta commit schedules one).
@@ -185,7 +228,9 @@ class NewSnapshotConvergesITCase {
                     mysql.execute(db, "UPDATE orders SET v = " + i + " WHERE id = 1");
                     awaitEqual(second, sink, tables, lake, c, db);
                 }
-                assertThat(HudiReads.instants(orders, "commit")).as("compactions of %s", orders).hasSizeGreaterThan(compactions);
+                assertThat(HudiReads.instants(orders, "commit"))
+                        .as("compactions of %s", orders)
+                        .hasSizeGreaterThan(compactions);
                 awaitEqual(second, sink, tables, lake, c, db);
             } finally {
                 Jobs.cancelAndAwait(second);

@@ -41,15 +41,19 @@ class PoisonRecordsITCase {
 
     /** A TIME(6) with microseconds does not fit Flink 1.17's TIME, which the default 'time' mode maps it to. */
     private static void createTable(MariaDbServer mysql, String db) {
-        mysql.execute(db, "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, at TIME(6), note VARCHAR(16))",
-                "INSERT INTO t VALUES (1, '08:00:00', 'fits'), (2, '08:00:00.123456', 'too fine'), (3, NULL, 'null fits')");
+        mysql.execute(
+                db,
+                "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, at TIME(6), note VARCHAR(16))",
+                "INSERT INTO t VALUES (1, '08:00:00', 'fits'), (2, '08:00:00.123456', 'too"
+                        + " fine'), (3, NULL, 'null fits')");
     }
 
     @Test
     void aValueThatCannotBeConvertedFailsTheJobOnce(MariaDbServer mysql, @TempDir Path warehouse) throws Exception {
         String db = mysql.createDatabase();
         createTable(mysql, db);
-        JobClient job = MySqlOptions.tableToIceberg(mysql, db, warehouse, Map.of()).executeAsync();
+        JobClient job =
+                MySqlOptions.tableToIceberg(mysql, db, warehouse, Map.of()).executeAsync();
         try {
             assertThat(Jobs.messages(Jobs.awaitFailure(job, Duration.ofSeconds(60))))
                     .contains(db + ".t")
@@ -63,11 +67,19 @@ class PoisonRecordsITCase {
     }
 
     @Test
-    void deadLettersGoToADirectoryAndTheJobGoesOn(MariaDbServer mysql, @TempDir Path warehouse, @TempDir Path deadLetters) throws Exception {
+    void deadLettersGoToADirectoryAndTheJobGoesOn(
+            MariaDbServer mysql, @TempDir Path warehouse, @TempDir Path deadLetters) throws Exception {
         String db = mysql.createDatabase();
         createTable(mysql, db);
-        Pipeline pipeline = MySqlOptions.tableToIceberg(mysql, db, warehouse, Map.of(
-                "bad-record.action", "dead-letter", "dead-letter.path", deadLetters.toUri().toString()));
+        Pipeline pipeline = MySqlOptions.tableToIceberg(
+                mysql,
+                db,
+                warehouse,
+                Map.of(
+                        "bad-record.action",
+                        "dead-letter",
+                        "dead-letter.path",
+                        deadLetters.toUri().toString()));
         TableDescriptor t = pipeline.sinkTables().get(0);
         JobClient job = pipeline.executeAsync();
         try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse);
@@ -75,17 +87,32 @@ class PoisonRecordsITCase {
             TableIdentifier id = TableIdentifier.of(db, "t");
             String good = "SELECT id, at, note FROM t WHERE at IS NULL OR MICROSECOND(at) % 1000 = 0";
             Lakes.awaitIceberg(job, catalog, id, () -> Canonical.mysqlQuery(c, good, t.toRowType()));
-            mysql.execute(db, "INSERT INTO t VALUES (4, '25:00:00', 'beyond a day'), (5, '09:30:00.5', 'fits too')",
+            mysql.execute(
+                    db,
+                    "INSERT INTO t VALUES (4, '25:00:00', 'beyond a day'), (5, '09:30:00.5', 'fits too')",
                     "UPDATE t SET note = 'updated' WHERE id = 1");
-            Lakes.awaitIceberg(job, catalog, id, () -> Canonical.mysqlQuery(c, good + " AND at < '24:00:00' OR at IS NULL", t.toRowType()));
+            Lakes.awaitIceberg(
+                    job,
+                    catalog,
+                    id,
+                    () -> Canonical.mysqlQuery(c, good + " AND at < '24:00:00' OR at IS NULL", t.toRowType()));
             List<String> lines = awaitLines(deadLetters, 2);
-            assertThat(lines).filteredOn(l -> l.contains("\"position\":\"snapshot")).singleElement().asString()
+            assertThat(lines)
+                    .filteredOn(l -> l.contains("\"position\":\"snapshot"))
+                    .singleElement()
+                    .asString()
                     .contains("\"table\":\"" + db + ".t\"")
                     .contains("\"kind\":\"+I\"")
                     .contains("\"at\":\"08:00:00.123456\"")
-                    .contains("\"reason\":\"column 'at' (TIME(6)): the TIME value 08:00:00.123456 has digits below the millisecond");
-            assertThat(lines).filteredOn(l -> l.contains("\"position\":\"mysql-bin.")).singleElement().asString()
-                    .contains("\"kind\":\"+I\"").contains("\"at\":\"25:00:00.000000\"").contains("beyond a day");
+                    .contains("\"reason\":\"column 'at' (TIME(6)): the TIME value 08:00:00.123456 has" + " digits"
+                            + " below the millisecond");
+            assertThat(lines)
+                    .filteredOn(l -> l.contains("\"position\":\"mysql-bin."))
+                    .singleElement()
+                    .asString()
+                    .contains("\"kind\":\"+I\"")
+                    .contains("\"at\":\"25:00:00.000000\"")
+                    .contains("beyond a day");
         } finally {
             Jobs.cancelAndAwait(job);
         }
@@ -109,8 +136,10 @@ class PoisonRecordsITCase {
     private static List<String> committedLines(Path dir) throws IOException {
         List<String> out = new ArrayList<>();
         try (Stream<Path> files = Files.walk(dir)) {
-            for (Path f : files.filter(Files::isRegularFile).filter(p -> !p.getFileName().toString().startsWith("."))
-                    .sorted().collect(Collectors.toList())) {
+            for (Path f : files.filter(Files::isRegularFile)
+                    .filter(p -> !p.getFileName().toString().startsWith("."))
+                    .sorted()
+                    .collect(Collectors.toList())) {
                 out.addAll(Files.readAllLines(f));
             }
         }

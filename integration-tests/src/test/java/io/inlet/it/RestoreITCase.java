@@ -52,11 +52,14 @@ class RestoreITCase {
     }
 
     private static void createOrders(MariaDbServer mysql, String db) {
-        mysql.execute(db, "CREATE TABLE orders (id INT NOT NULL PRIMARY KEY, v INT NOT NULL)",
+        mysql.execute(
+                db,
+                "CREATE TABLE orders (id INT NOT NULL PRIMARY KEY, v INT NOT NULL)",
                 "INSERT INTO orders VALUES (1, 1), (2, 2), (3, 3)");
     }
 
-    private static void awaitEqual(JobClient job, HadoopCatalog catalog, Connection c, String db, String table) throws Exception {
+    private static void awaitEqual(JobClient job, HadoopCatalog catalog, Connection c, String db, String table)
+            throws Exception {
         Lakes.awaitIceberg(job, catalog, TableIdentifier.of(db, table), () -> Canonical.mysql(c, db, table));
     }
 
@@ -71,7 +74,9 @@ class RestoreITCase {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (files(table) <= before) {
             Jobs.assertRunning(job);
-            assertThat(System.nanoTime()).as("a file the writer of %s opened for the change", table).isLessThan(deadline);
+            assertThat(System.nanoTime())
+                    .as("a file the writer of %s opened for the change", table)
+                    .isLessThan(deadline);
             Thread.sleep(20); // polling the table's directory; the deadline above decides
         }
     }
@@ -105,10 +110,16 @@ class RestoreITCase {
             MariaDbServer mysql, @TempDir Path warehouse, @TempDir Path savepoints) throws Exception {
         String db = mysql.createDatabase();
         createOrders(mysql, db);
-        try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse); Connection c = mysql.connection(db)) {
-            JobClient first = Pipeline.builder().environment(Jobs.checkpointingEnvironment(new Configuration(), 1))
+        try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse);
+                Connection c = mysql.connection(db)) {
+            JobClient first = Pipeline.builder()
+                    .environment(Jobs.checkpointingEnvironment(new Configuration(), 1))
                     .source("mysql-cdc", MySqlOptions.of(mysql, db, "orders"))
-                    .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build()).build().executeAsync();
+                    .sink(IcebergSink.builder()
+                            .warehouse(warehouse.toUri().toString())
+                            .build())
+                    .build()
+                    .executeAsync();
             try {
                 awaitEqual(first, catalog, c, db, "orders");
             } finally {
@@ -118,9 +129,14 @@ class RestoreITCase {
             // A savepoint is named, but none of its state belongs to this pipeline: the source takes a new
             // snapshot over the table, which already holds every row once.
             String savepoint = savepointOfAnotherJob(savepoints);
-            JobClient second = Pipeline.builder().environment(Jobs.checkpointingEnvironment(restoring(savepoint, true), 1))
+            JobClient second = Pipeline.builder()
+                    .environment(Jobs.checkpointingEnvironment(restoring(savepoint, true), 1))
                     .source("mysql-cdc", MySqlOptions.of(mysql, db, "orders"))
-                    .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build()).build().executeAsync();
+                    .sink(IcebergSink.builder()
+                            .warehouse(warehouse.toUri().toString())
+                            .build())
+                    .build()
+                    .executeAsync();
             try {
                 awaitEqual(second, catalog, c, db, "orders");
                 mysql.execute(db, "UPDATE orders SET v = 30 WHERE id = 3");
@@ -133,17 +149,25 @@ class RestoreITCase {
 
     @Test
     void aSinkAndATransformAddedInFrontKeepTheStateOfTheOthers(
-            MariaDbServer mysql, @TempDir Path warehouse, @TempDir Path added, @TempDir Path savepoints) throws Exception {
+            MariaDbServer mysql, @TempDir Path warehouse, @TempDir Path added, @TempDir Path savepoints)
+            throws Exception {
         String db = mysql.createDatabase();
         createOrders(mysql, db);
-        try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse); HadoopCatalog addedCatalog = Lakes.hadoopCatalog(added);
+        try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse);
+                HadoopCatalog addedCatalog = Lakes.hadoopCatalog(added);
                 Connection c = mysql.connection(db)) {
             // Checkpoints every 2 s: the savepoint below then holds files the sink's committer has not yet
             // committed, in its state, which a restored job must hand to the same sink (and to no other).
             StreamExecutionEnvironment firstEnv = Jobs.checkpointingEnvironment(new Configuration(), 1);
             firstEnv.enableCheckpointing(2000);
-            JobClient first = Pipeline.builder().environment(firstEnv).source("mysql-cdc", MySqlOptions.of(mysql, db, "orders"))
-                    .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build()).build().executeAsync();
+            JobClient first = Pipeline.builder()
+                    .environment(firstEnv)
+                    .source("mysql-cdc", MySqlOptions.of(mysql, db, "orders"))
+                    .sink(IcebergSink.builder()
+                            .warehouse(warehouse.toUri().toString())
+                            .build())
+                    .build()
+                    .executeAsync();
             String savepoint;
             try {
                 awaitEqual(first, catalog, c, db, "orders");
@@ -152,7 +176,8 @@ class RestoreITCase {
                 Path orders = warehouse.resolve(db).resolve("orders");
                 long files = files(orders);
                 mysql.execute(db, "UPDATE orders SET v = 10 WHERE id = 1");
-                awaitMoreFiles(first, orders, files); // read by the source, written by the sink's writer, not yet checkpointed
+                awaitMoreFiles(
+                        first, orders, files); // read by the source, written by the sink's writer, not yet checkpointed
                 savepoint = Jobs.stopWithSavepoint(first, savepoints);
             } catch (Exception e) {
                 Jobs.cancelIfRunning(first);
@@ -160,17 +185,26 @@ class RestoreITCase {
             }
             mysql.execute(db, "UPDATE orders SET v = 20 WHERE id = 2", "DELETE FROM orders WHERE id = 3");
             // Restored without dropping any state: every operator of the first job must be found again.
-            JobClient second = Pipeline.builder().environment(Jobs.checkpointingEnvironment(restoring(savepoint, false), 1))
+            JobClient second = Pipeline.builder()
+                    .environment(Jobs.checkpointingEnvironment(restoring(savepoint, false), 1))
                     .source("mysql-cdc", MySqlOptions.of(mysql, db, "orders"))
                     .transform(FilterTransform.builder().filter("v >= 0").build())
-                    .sink(IcebergSink.builder().warehouse(added.toUri().toString()).build())
-                    .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build())
-                    .build().executeAsync();
+                    .sink(IcebergSink.builder()
+                            .warehouse(added.toUri().toString())
+                            .build())
+                    .sink(IcebergSink.builder()
+                            .warehouse(warehouse.toUri().toString())
+                            .build())
+                    .build()
+                    .executeAsync();
             try {
                 mysql.execute(db, "INSERT INTO orders VALUES (5, 5)");
                 awaitEqual(second, catalog, c, db, "orders");
                 // The added sink gets the changes from the savepoint on (it needs its own backfill for the rest).
-                Lakes.awaitIceberg(second, addedCatalog, TableIdentifier.of(db, "orders"),
+                Lakes.awaitIceberg(
+                        second,
+                        addedCatalog,
+                        TableIdentifier.of(db, "orders"),
                         () -> List.of("id=2, v=20", "id=5, v=5"));
             } finally {
                 Jobs.cancelAndAwait(second);
@@ -179,16 +213,22 @@ class RestoreITCase {
     }
 
     @Test
-    void aTableAddedToThePatternGetsItsSnapshotThenItsChanges(MariaDbServer mysql, @TempDir Path warehouse, @TempDir Path savepoints)
-            throws Exception {
+    void aTableAddedToThePatternGetsItsSnapshotThenItsChanges(
+            MariaDbServer mysql, @TempDir Path warehouse, @TempDir Path savepoints) throws Exception {
         String db = mysql.createDatabase();
         createOrders(mysql, db);
         Map<String, String> src = MySqlOptions.of(mysql, db, "orders|items");
         src.put("scan.newly-added-table.enabled", "true");
-        try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse); Connection c = mysql.connection(db)) {
-            JobClient first = Pipeline.builder().environment(Jobs.checkpointingEnvironment(new Configuration(), 1))
+        try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse);
+                Connection c = mysql.connection(db)) {
+            JobClient first = Pipeline.builder()
+                    .environment(Jobs.checkpointingEnvironment(new Configuration(), 1))
                     .source("mysql-cdc", src)
-                    .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build()).build().executeAsync();
+                    .sink(IcebergSink.builder()
+                            .warehouse(warehouse.toUri().toString())
+                            .build())
+                    .build()
+                    .executeAsync();
             String savepoint;
             try {
                 awaitEqual(first, catalog, c, db, "orders");
@@ -197,11 +237,19 @@ class RestoreITCase {
                 Jobs.cancelIfRunning(first);
                 throw e;
             }
-            mysql.execute(db, "CREATE TABLE items (id INT NOT NULL PRIMARY KEY, sku VARCHAR(8))",
-                    "INSERT INTO items VALUES (1, 'a'), (2, 'b')", "UPDATE orders SET v = 7 WHERE id = 1");
-            JobClient second = Pipeline.builder().environment(Jobs.checkpointingEnvironment(restoring(savepoint, false), 1))
+            mysql.execute(
+                    db,
+                    "CREATE TABLE items (id INT NOT NULL PRIMARY KEY, sku VARCHAR(8))",
+                    "INSERT INTO items VALUES (1, 'a'), (2, 'b')",
+                    "UPDATE orders SET v = 7 WHERE id = 1");
+            JobClient second = Pipeline.builder()
+                    .environment(Jobs.checkpointingEnvironment(restoring(savepoint, false), 1))
                     .source("mysql-cdc", src)
-                    .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build()).build().executeAsync();
+                    .sink(IcebergSink.builder()
+                            .warehouse(warehouse.toUri().toString())
+                            .build())
+                    .build()
+                    .executeAsync();
             try {
                 awaitEqual(second, catalog, c, db, "items");
                 mysql.execute(db, "UPDATE items SET sku = 'bb' WHERE id = 2", "INSERT INTO items VALUES (3, 'c')");

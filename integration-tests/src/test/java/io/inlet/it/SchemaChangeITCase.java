@@ -43,12 +43,15 @@ class SchemaChangeITCase {
     static final MiniClusterExtension MINI_CLUSTER = MiniClusters.extension(4);
 
     private static void createTable(MariaDbServer mysql, String db) {
-        mysql.execute(db, "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, v INT NOT NULL, note VARCHAR(32))",
+        mysql.execute(
+                db,
+                "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, v INT NOT NULL, note VARCHAR(32))",
                 "INSERT INTO t VALUES (1, 10, 'one'), (2, 20, 'two')");
     }
 
     @Test
-    void aDroppedColumnStopsTheJobOnceAndNothingIsOverwrittenWithNull(MariaDbServer mysql, @TempDir Path warehouse) throws Exception {
+    void aDroppedColumnStopsTheJobOnceAndNothingIsOverwrittenWithNull(MariaDbServer mysql, @TempDir Path warehouse)
+            throws Exception {
         String db = mysql.createDatabase();
         createTable(mysql, db);
         Pipeline pipeline = MySqlOptions.tableToIceberg(mysql, db, warehouse, Map.of());
@@ -65,32 +68,43 @@ class SchemaChangeITCase {
                     .contains("Table " + db + ".t changed in the source")
                     .contains("column 'note' was dropped")
                     .contains("schema-change.behavior");
-            assertThat(Canonical.iceberg(catalog.loadTable(id))).as("the lake keeps the rows of the old shape").isEqualTo(before);
+            assertThat(Canonical.iceberg(catalog.loadTable(id)))
+                    .as("the lake keeps the rows of the old shape")
+                    .isEqualTo(before);
         } finally {
             Jobs.cancelIfRunning(job);
         }
     }
 
     @Test
-    void addedColumnsCanBeLeftOutButARetypedColumnStillStops(MariaDbServer mysql, @TempDir Path warehouse) throws Exception {
+    void addedColumnsCanBeLeftOutButARetypedColumnStillStops(MariaDbServer mysql, @TempDir Path warehouse)
+            throws Exception {
         String db = mysql.createDatabase();
         createTable(mysql, db);
-        Pipeline pipeline = MySqlOptions.tableToIceberg(mysql, db, warehouse, Map.of("schema-change.behavior", "ignore-added-columns"));
+        Pipeline pipeline = MySqlOptions.tableToIceberg(
+                mysql, db, warehouse, Map.of("schema-change.behavior", "ignore-added-columns"));
         TableDescriptor t = pipeline.sinkTables().get(0);
         JobClient job = pipeline.executeAsync();
         try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse);
                 Connection c = mysql.connection(db)) {
             TableIdentifier id = TableIdentifier.of(db, "t");
             Lakes.awaitIceberg(job, catalog, id, () -> Canonical.mysqlAs(c, db, "t", t.toRowType()));
-            mysql.execute(db, "ALTER TABLE t ADD COLUMN extra INT NULL", "UPDATE t SET v = 12, extra = 7 WHERE id = 1",
+            mysql.execute(
+                    db,
+                    "ALTER TABLE t ADD COLUMN extra INT NULL",
+                    "UPDATE t SET v = 12, extra = 7 WHERE id = 1",
                     "INSERT INTO t VALUES (3, 30, 'three', 3)");
             // the table as the pipeline was built: the added column left out
             Lakes.awaitIceberg(job, catalog, id, () -> Canonical.mysqlAs(c, db, "t", t.toRowType()));
             List<String> before = Canonical.iceberg(catalog.loadTable(id));
-            mysql.execute(db, "ALTER TABLE t MODIFY COLUMN v BIGINT NOT NULL", "UPDATE t SET v = 3000000000 WHERE id = 2");
+            mysql.execute(
+                    db, "ALTER TABLE t MODIFY COLUMN v BIGINT NOT NULL", "UPDATE t SET v = 3000000000 WHERE id = 2");
             Throwable failure = Jobs.awaitFailure(job, Duration.ofSeconds(60));
-            assertThat(Jobs.messages(failure)).contains("Table " + db + ".t changed in the source").contains("column 'v'")
-                    .contains("INT").contains("BIGINT");
+            assertThat(Jobs.messages(failure))
+                    .contains("Table " + db + ".t changed in the source")
+                    .contains("column 'v'")
+                    .contains("INT")
+                    .contains("BIGINT");
             assertThat(Canonical.iceberg(catalog.loadTable(id))).isEqualTo(before);
         } finally {
             Jobs.cancelIfRunning(job);
@@ -98,8 +112,8 @@ class SchemaChangeITCase {
     }
 
     @Test
-    void aNewWriterSchemaOnKafkaStopsTheJobOnce(MariaDbServer mysql, KafkaBroker kafka, SchemaRegistry registry, @TempDir Path warehouse)
-            throws Exception {
+    void aNewWriterSchemaOnKafkaStopsTheJobOnce(
+            MariaDbServer mysql, KafkaBroker kafka, SchemaRegistry registry, @TempDir Path warehouse) throws Exception {
         String db = mysql.createDatabase();
         String server = TestNames.unique("dbz");
         String topic = server + "." + db + ".t";
@@ -107,9 +121,13 @@ class SchemaChangeITCase {
         kafka.createTopics(1, topic);
         try (DebeziumProducer dbz = DebeziumProducer.start(mysql, db, server, kafka, registry)) {
             dbz.awaitProduced(2, Duration.ofSeconds(60));
-            Pipeline pipeline = Pipeline.builder().environment(Jobs.restartingEnvironment())
+            Pipeline pipeline = Pipeline.builder()
+                    .environment(Jobs.restartingEnvironment())
                     .source(KafkaSources.debezium(kafka, registry, topic).build())
-                    .sink(IcebergSink.builder().warehouse(warehouse.toUri().toString()).build()).build();
+                    .sink(IcebergSink.builder()
+                            .warehouse(warehouse.toUri().toString())
+                            .build())
+                    .build();
             TableDescriptor t = pipeline.sinkTables().get(0);
             JobClient job = pipeline.executeAsync();
             try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse);
@@ -117,10 +135,13 @@ class SchemaChangeITCase {
                 TableIdentifier id = TableIdentifier.of(db, "t");
                 List<String> before = Canonical.mysqlAs(c, db, "t", t.toRowType());
                 Lakes.awaitIceberg(job, catalog, id, () -> before);
-                mysql.execute(db, "ALTER TABLE t ADD COLUMN extra INT NULL", "UPDATE t SET v = 11, extra = 1 WHERE id = 1");
+                mysql.execute(
+                        db, "ALTER TABLE t ADD COLUMN extra INT NULL", "UPDATE t SET v = 11, extra = 1 WHERE id = 1");
                 Throwable failure = Jobs.awaitFailure(job, Duration.ofSeconds(60));
-                assertThat(Jobs.messages(failure)).contains("Table " + db + ".t changed in the source")
-                        .contains("column 'extra' was added").contains("schema id");
+                assertThat(Jobs.messages(failure))
+                        .contains("Table " + db + ".t changed in the source")
+                        .contains("column 'extra' was added")
+                        .contains("schema id");
                 assertThat(Canonical.iceberg(catalog.loadTable(id))).isEqualTo(before);
             } finally {
                 Jobs.cancelIfRunning(job);

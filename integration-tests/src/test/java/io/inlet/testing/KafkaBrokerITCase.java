@@ -31,7 +31,8 @@ class KafkaBrokerITCase {
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         List<String> sent = new ArrayList<>();
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+        try (KafkaProducer<String, String> producer =
+                new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
             for (int i = 0; i < 20; i++) {
                 String v = "value-" + i + "-ü😀";
                 producer.send(new ProducerRecord<>(topic, "key-" + i, v)).get();
@@ -44,7 +45,8 @@ class KafkaBrokerITCase {
         c.put(ConsumerConfig.GROUP_ID_CONFIG, TestNames.unique("group"));
         c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         List<String> received = new ArrayList<>();
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(c, new StringDeserializer(), new StringDeserializer())) {
+        try (KafkaConsumer<String, String> consumer =
+                new KafkaConsumer<>(c, new StringDeserializer(), new StringDeserializer())) {
             consumer.subscribe(List.of(topic));
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while (received.size() < sent.size() && System.nanoTime() < deadline) {

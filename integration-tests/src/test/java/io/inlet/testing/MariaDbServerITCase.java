@@ -22,9 +22,8 @@ class MariaDbServerITCase {
         Map<String, String> vars = new LinkedHashMap<>();
         try (Connection c = server.connection("");
                 Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery(
-                        "SHOW GLOBAL VARIABLES WHERE Variable_name IN"
-                                + " ('log_bin', 'binlog_format', 'binlog_row_image', 'bind_address', 'server_id')")) {
+                ResultSet rs = s.executeQuery("SHOW GLOBAL VARIABLES WHERE Variable_name IN"
+                        + " ('log_bin', 'binlog_format', 'binlog_row_image', 'bind_address', 'server_id')")) {
             while (rs.next()) {
                 vars.put(rs.getString(1), rs.getString(2));
             }
@@ -56,7 +55,9 @@ class MariaDbServerITCase {
 
     @Test
     void eachTestGetsItsOwnDatabase(MariaDbServer server) {
-        assertThat(server.createDatabase()).isNotEqualTo(server.createDatabase()).startsWith("db_");
+        assertThat(server.createDatabase())
+                .isNotEqualTo(server.createDatabase())
+                .startsWith("db_");
     }
 
     @Test

@@ -12,7 +12,8 @@ class SchemaRegistryITCase {
 
     private static final String SCHEMA =
             "{\"type\":\"record\",\"name\":\"Envelope\",\"namespace\":\"dbserver1.inventory.orders\","
-                    + "\"fields\":[{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"note\",\"type\":[\"null\",\"string\"],\"default\":null}]}";
+                    + "\"fields\":[{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"note\","
+                    + "\"type\":[\"null\",\"string\"],\"default\":null}]}";
 
     @Test
     void aRegisteredSchemaIsFetchedById(SchemaRegistry registry) throws Exception {
@@ -27,7 +28,8 @@ class SchemaRegistryITCase {
 
         // Registering the same schema again gives the same id; the subject lists one version.
         assertThat(registry.register(subject, SCHEMA)).isEqualTo(id);
-        assertThat(registry.get("/subjects/" + subject + "/versions").body().replaceAll("\\s", "")).isEqualTo("[1]");
+        assertThat(registry.get("/subjects/" + subject + "/versions").body().replaceAll("\\s", ""))
+                .isEqualTo("[1]");
         assertThat(registry.get("/subjects").body()).contains(subject);
     }
 

@@ -74,7 +74,8 @@ public class DecoderBench {
             raws[i] = new KafkaRawRecord(topic, 0, i, 0L, null, messages[i], null);
         }
         TableDescriptor table = Samples.table(topic);
-        inlet = new DebeziumRecordDecoder(new SchemaRegistryClient(new RegistrySettings(registry, null, null, null, null, null, 3, 10_000)),
+        inlet = new DebeziumRecordDecoder(
+                new SchemaRegistryClient(new RegistrySettings(registry, null, null, null, null, null, 3, 10_000)),
                 Map.of(topic, table));
         RowType rowType = (RowType) table.toRowType();
         flink = new DebeziumAvroDeserializationSchema(rowType, InternalTypeInfo.of(rowType), registry, null);
@@ -96,7 +97,8 @@ public class DecoderBench {
             inlet.decode(raws[i], a);
             flink.deserialize(messages[i], b);
             if (a.count != b.count || a.count == 0) {
-                throw new IllegalStateException("Message " + i + ": Inlet emitted " + a.count + " rows, Flink " + b.count);
+                throw new IllegalStateException(
+                        "Message " + i + ": Inlet emitted " + a.count + " rows, Flink " + b.count);
             }
         }
     }

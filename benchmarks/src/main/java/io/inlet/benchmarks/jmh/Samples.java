@@ -25,6 +25,7 @@ public final class Samples {
 
     /** System properties the runner sets for the benchmark JVMs. */
     public static final String REGISTRY = "inlet.bench.registry";
+
     public static final String ENVELOPE_TOPIC = "inlet.bench.envelope-topic";
     public static final String ENVELOPE_IDS = "inlet.bench.envelope-ids";
     public static final String SMALL_ID = "inlet.bench.small-id";
@@ -62,15 +63,48 @@ public final class Samples {
     public static Schema smallSchema() {
         Schema amount = LogicalTypes.decimal(10, 2).addToSchema(Schema.create(Schema.Type.BYTES));
         Schema ts = LogicalTypes.timestampMillis().addToSchema(Schema.create(Schema.Type.LONG));
-        Schema row = SchemaBuilder.record("record_after").namespace("org.apache.flink.avro.generated").fields()
-                .requiredLong("id").optionalString("customer")
-                .name("amount").type().unionOf().nullType().and().type(amount).endUnion().nullDefault()
+        Schema row = SchemaBuilder.record("record_after")
+                .namespace("org.apache.flink.avro.generated")
+                .fields()
+                .requiredLong("id")
+                .optionalString("customer")
+                .name("amount")
+                .type()
+                .unionOf()
+                .nullType()
+                .and()
+                .type(amount)
+                .endUnion()
+                .nullDefault()
                 .optionalString("status")
-                .name("updated_at").type().unionOf().nullType().and().type(ts).endUnion().nullDefault()
+                .name("updated_at")
+                .type()
+                .unionOf()
+                .nullType()
+                .and()
+                .type(ts)
+                .endUnion()
+                .nullDefault()
                 .endRecord();
-        return SchemaBuilder.record("record").namespace("org.apache.flink.avro.generated").fields()
-                .name("before").type().unionOf().nullType().and().type(row).endUnion().nullDefault()
-                .name("after").type().unionOf().nullType().and().type(row).endUnion().nullDefault()
+        return SchemaBuilder.record("record")
+                .namespace("org.apache.flink.avro.generated")
+                .fields()
+                .name("before")
+                .type()
+                .unionOf()
+                .nullType()
+                .and()
+                .type(row)
+                .endUnion()
+                .nullDefault()
+                .name("after")
+                .type()
+                .unionOf()
+                .nullType()
+                .and()
+                .type(row)
+                .endUnion()
+                .nullDefault()
                 .requiredString("op")
                 .endRecord();
     }

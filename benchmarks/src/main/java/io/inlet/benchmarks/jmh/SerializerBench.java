@@ -61,10 +61,21 @@ public class SerializerBench {
                 continue;
             }
             DebeziumOrders.Order o = ch.after != null ? ch.after : ch.before;
-            RowKind kind = "c".equals(ch.op) ? RowKind.INSERT : "u".equals(ch.op) ? RowKind.UPDATE_AFTER : RowKind.DELETE;
-            GenericRowData row = GenericRowData.ofKind(kind, o.id, StringData.fromString(o.customer),
-                    DecimalData.fromBigDecimal(o.amount, 10, 2), StringData.fromString(o.status), TimestampData.fromEpochMillis(o.updatedAtMs));
-            events[i++] = ChangeEvent.of(table.tableId(), table.schemaVersion(), row, ch.tsMs, SourcePosition.kafka("bench.shop.orders", 0, n));
+            RowKind kind =
+                    "c".equals(ch.op) ? RowKind.INSERT : "u".equals(ch.op) ? RowKind.UPDATE_AFTER : RowKind.DELETE;
+            GenericRowData row = GenericRowData.ofKind(
+                    kind,
+                    o.id,
+                    StringData.fromString(o.customer),
+                    DecimalData.fromBigDecimal(o.amount, 10, 2),
+                    StringData.fromString(o.status),
+                    TimestampData.fromEpochMillis(o.updatedAtMs));
+            events[i++] = ChangeEvent.of(
+                    table.tableId(),
+                    table.schemaVersion(),
+                    row,
+                    ch.tsMs,
+                    SourcePosition.kafka("bench.shop.orders", 0, n));
         }
         ExecutionConfig config = new ExecutionConfig();
         inlet = ChangeEventTypeInfo.of(List.of(table)).createSerializer(config);

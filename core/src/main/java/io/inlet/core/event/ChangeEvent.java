@@ -38,7 +38,12 @@ public final class ChangeEvent {
     private final boolean keyOnly;
 
     private ChangeEvent(
-            TableId tableId, int schemaVersion, RowData row, long sourceTimestamp, SourcePosition position, boolean keyOnly) {
+            TableId tableId,
+            int schemaVersion,
+            RowData row,
+            long sourceTimestamp,
+            SourcePosition position,
+            boolean keyOnly) {
         this.tableId = tableId;
         this.schemaVersion = schemaVersion;
         this.row = row;
@@ -69,7 +74,12 @@ public final class ChangeEvent {
     }
 
     private static ChangeEvent create(
-            TableId tableId, int schemaVersion, RowData row, long sourceTimestamp, SourcePosition position, boolean keyOnly) {
+            TableId tableId,
+            int schemaVersion,
+            RowData row,
+            long sourceTimestamp,
+            SourcePosition position,
+            boolean keyOnly) {
         return new ChangeEvent(
                 Objects.requireNonNull(tableId, "tableId"),
                 schemaVersion,
@@ -123,7 +133,12 @@ public final class ChangeEvent {
     /** The same change for another table id and schema version (routing). */
     public ChangeEvent withTable(TableId newTableId, int newSchemaVersion) {
         return new ChangeEvent(
-                Objects.requireNonNull(newTableId, "tableId"), newSchemaVersion, row, sourceTimestamp, position, keyOnly);
+                Objects.requireNonNull(newTableId, "tableId"),
+                newSchemaVersion,
+                row,
+                sourceTimestamp,
+                position,
+                keyOnly);
     }
 
     /** The same change with another row (projection, added columns). */

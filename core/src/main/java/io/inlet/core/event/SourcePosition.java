@@ -47,7 +47,10 @@ public final class SourcePosition implements Serializable {
     private static final SourcePosition NONE = new SourcePosition(Kind.NONE, null, -1L, -1, UNKNOWN_ORDER);
 
     private final Kind kind;
-    @Nullable private final String name;
+
+    @Nullable
+    private final String name;
+
     private final long offset;
     private final int index;
     private final long order;
@@ -73,7 +76,8 @@ public final class SourcePosition implements Serializable {
      * @param row the row inside a multi-row event, from 0
      */
     public static SourcePosition binlog(String file, long position, int row) {
-        return new SourcePosition(Kind.BINLOG, Objects.requireNonNull(file, "file"), position, row, binlogOrder(file, position, row));
+        return new SourcePosition(
+                Kind.BINLOG, Objects.requireNonNull(file, "file"), position, row, binlogOrder(file, position, row));
     }
 
     /**
@@ -82,7 +86,10 @@ public final class SourcePosition implements Serializable {
      */
     public static SourcePosition snapshot(String binlogFile, long binlogPosition) {
         return new SourcePosition(
-                Kind.SNAPSHOT, Objects.requireNonNull(binlogFile, "binlogFile"), binlogPosition, -1,
+                Kind.SNAPSHOT,
+                Objects.requireNonNull(binlogFile, "binlogFile"),
+                binlogPosition,
+                -1,
                 binlogOrder(binlogFile, binlogPosition, 0) - 1);
     }
 
@@ -95,7 +102,10 @@ public final class SourcePosition implements Serializable {
             throw new IllegalArgumentException("A binlog row is 0 or more, was " + row);
         }
         return new SourcePosition(
-                Kind.SNAPSHOT, Objects.requireNonNull(binlogFile, "binlogFile"), binlogPosition, row,
+                Kind.SNAPSHOT,
+                Objects.requireNonNull(binlogFile, "binlogFile"),
+                binlogPosition,
+                row,
                 binlogOrder(binlogFile, binlogPosition, row));
     }
 

@@ -1,7 +1,6 @@
 package io.inlet.core.source;
 
 import io.inlet.annotation.PublicEvolving;
-import io.inlet.core.source.SchemaChangeBehavior;
 
 import org.apache.flink.table.types.logical.LogicalType;
 
@@ -20,7 +19,13 @@ import java.util.stream.Collectors;
 public final class SchemaDifference {
 
     /** What changed. */
-    public enum Kind { ADDED, DROPPED, RENAMED, RETYPED, UNREADABLE }
+    public enum Kind {
+        ADDED,
+        DROPPED,
+        RENAMED,
+        RETYPED,
+        UNREADABLE
+    }
 
     private final Kind kind;
     private final boolean nullable;
@@ -34,7 +39,9 @@ public final class SchemaDifference {
 
     /** A column the table lacks; {@code nullable} when rows without it stay valid. */
     public static SchemaDifference added(String column, @Nullable LogicalType type, boolean nullable) {
-        return new SchemaDifference(Kind.ADDED, nullable,
+        return new SchemaDifference(
+                Kind.ADDED,
+                nullable,
                 "column '" + column + "' was added" + (type == null ? "" : " (" + type.asSummaryString() + ")"));
     }
 
@@ -57,8 +64,11 @@ public final class SchemaDifference {
         if (sameType && !nowNullable) {
             return null;
         }
-        return new SchemaDifference(Kind.RETYPED, false,
-                "column '" + column + "' changed its type from " + was.asSummaryString() + " to " + is.asSummaryString());
+        return new SchemaDifference(
+                Kind.RETYPED,
+                false,
+                "column '" + column + "' changed its type from " + was.asSummaryString() + " to "
+                        + is.asSummaryString());
     }
 
     /** Rows of a shape Inlet cannot read at all, e.g. a column of a type it does not map. */
@@ -69,7 +79,8 @@ public final class SchemaDifference {
     /** The differences that stop the job under the behavior; the others it lets through. */
     public static List<SchemaDifference> blocking(List<SchemaDifference> differences, SchemaChangeBehavior behavior) {
         return differences.stream()
-                .filter(d -> !(behavior == SchemaChangeBehavior.IGNORE_ADDED_COLUMNS && d.kind == Kind.ADDED && d.nullable))
+                .filter(d ->
+                        !(behavior == SchemaChangeBehavior.IGNORE_ADDED_COLUMNS && d.kind == Kind.ADDED && d.nullable))
                 .collect(Collectors.toList());
     }
 
@@ -79,9 +90,11 @@ public final class SchemaDifference {
      * @param olderRows the rows that keep being read, e.g. "rows from before the change"
      */
     public static String whatToDo(String olderRows) {
-        return " Inlet follows no schema change in a running job yet, so the job stops before any row of the new shape is"
+        return " Inlet follows no schema change in a running job yet, so the job stops before"
+                + " any row of the new shape is"
                 + " written (restarting would meet the change again). To go on: bring the lake table to the new shape"
-                + " (Iceberg: ALTER TABLE ... ADD/DROP/ALTER COLUMN), then start the job again from its last checkpoint; "
+                + " (Iceberg: ALTER TABLE ... ADD/DROP/ALTER COLUMN), then start the job again"
+                + " from its last checkpoint; "
                 + olderRows + " are read in their old shape. Or set 'schema-change.behavior' ="
                 + " 'ignore-added-columns' to leave added nullable columns out.";
     }

@@ -67,31 +67,29 @@ public final class FactoryDiscovery {
         Map<String, List<T>> all = load(kind, classLoader);
         List<T> matches = all.getOrDefault(identifier, Collections.emptyList());
         if (matches.isEmpty()) {
-            throw new InletValidationException(
-                    "No Inlet "
-                            + what
-                            + " with the identifier '"
-                            + identifier
-                            + "'. Available "
-                            + what
-                            + "s: "
-                            + (all.isEmpty() ? "none" : String.join(", ", all.keySet()))
-                            + ". Fix the identifier, or add the module that provides it (for example"
-                            + " inlet-"
-                            + what
-                            + "-"
-                            + identifier
-                            + ") to the job's classpath.");
+            throw new InletValidationException("No Inlet "
+                    + what
+                    + " with the identifier '"
+                    + identifier
+                    + "'. Available "
+                    + what
+                    + "s: "
+                    + (all.isEmpty() ? "none" : String.join(", ", all.keySet()))
+                    + ". Fix the identifier, or add the module that provides it (for example"
+                    + " inlet-"
+                    + what
+                    + "-"
+                    + identifier
+                    + ") to the job's classpath.");
         }
         if (matches.size() > 1) {
-            throw new InletValidationException(
-                    "Several Inlet "
-                            + what
-                            + "s claim the identifier '"
-                            + identifier
-                            + "': "
-                            + matches.stream().map(m -> m.getClass().getName()).collect(Collectors.joining(", "))
-                            + ". Remove all but one from the classpath.");
+            throw new InletValidationException("Several Inlet "
+                    + what
+                    + "s claim the identifier '"
+                    + identifier
+                    + "': "
+                    + matches.stream().map(m -> m.getClass().getName()).collect(Collectors.joining(", "))
+                    + ". Remove all but one from the classpath.");
         }
         return matches.get(0);
     }
@@ -125,33 +123,31 @@ public final class FactoryDiscovery {
         for (ConfigOption<?> o : factory.requiredOptions()) {
             addKeys(o, known);
             if (!config.contains(o)) {
-                problems.add(
-                        "The "
-                                + what
-                                + " '"
-                                + factory.identifier()
-                                + "' needs the option '"
-                                + o.key()
-                                + "' ("
-                                + describe(o)
-                                + "). Set it.");
+                problems.add("The "
+                        + what
+                        + " '"
+                        + factory.identifier()
+                        + "' needs the option '"
+                        + o.key()
+                        + "' ("
+                        + describe(o)
+                        + "). Set it.");
             }
         }
         factory.optionalOptions().forEach(o -> addKeys(o, known));
         Set<String> prefixes = factory.passThroughPrefixes();
         for (String key : new TreeSet<>(options.keySet())) {
             if (!known.contains(key) && prefixes.stream().noneMatch(key::startsWith)) {
-                problems.add(
-                        "The "
-                                + what
-                                + " '"
-                                + factory.identifier()
-                                + "' has no option '"
-                                + key
-                                + "'. Supported options: "
-                                + String.join(", ", known)
-                                + (prefixes.isEmpty() ? "" : "; and keys starting with " + String.join(", ", prefixes))
-                                + ".");
+                problems.add("The "
+                        + what
+                        + " '"
+                        + factory.identifier()
+                        + "' has no option '"
+                        + key
+                        + "'. Supported options: "
+                        + String.join(", ", known)
+                        + (prefixes.isEmpty() ? "" : "; and keys starting with " + String.join(", ", prefixes))
+                        + ".");
             }
         }
         if (!problems.isEmpty()) {

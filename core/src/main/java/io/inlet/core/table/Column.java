@@ -26,7 +26,9 @@ public final class Column implements Serializable {
 
     private final String name;
     private final DataType type;
-    @Nullable private final String comment;
+
+    @Nullable
+    private final String comment;
 
     private Column(String name, DataType type, @Nullable String comment) {
         this.name = name;

@@ -53,7 +53,10 @@ public final class TableDescriptor implements Serializable {
     private final List<String> primaryKey;
     private final List<String> partitionKeys;
     private final Map<String, String> properties;
-    @Nullable private final String comment;
+
+    @Nullable
+    private final String comment;
+
     private final int schemaVersion;
 
     private TableDescriptor(Builder b) {
@@ -180,29 +183,21 @@ public final class TableDescriptor implements Serializable {
 
     /** The row as a Flink {@link DataType} ({@code ROW<...> NOT NULL}). */
     public DataType toRowDataType() {
-        return DataTypes.ROW(
-                        columns.stream()
-                                .map(c -> DataTypes.FIELD(c.name(), c.type()))
-                                .toArray(DataTypes.Field[]::new))
+        return DataTypes.ROW(columns.stream()
+                        .map(c -> DataTypes.FIELD(c.name(), c.type()))
+                        .toArray(DataTypes.Field[]::new))
                 .notNull();
     }
 
     /** The schema as Flink's {@link ResolvedSchema}, with comments and the primary key. */
     public ResolvedSchema toResolvedSchema() {
-        List<org.apache.flink.table.catalog.Column> flinkColumns =
-                columns.stream()
-                        .map(
-                                c ->
-                                        org.apache.flink.table.catalog.Column.physical(
-                                                        c.name(), c.type())
-                                                .withComment(c.comment().orElse(null)))
-                        .collect(Collectors.toList());
-        UniqueConstraint pk =
-                primaryKey.isEmpty()
-                        ? null
-                        : UniqueConstraint.primaryKey(
-                                "PK_" + tableId.table().replaceAll("[^A-Za-z0-9_]", "_"),
-                                primaryKey);
+        List<org.apache.flink.table.catalog.Column> flinkColumns = columns.stream()
+                .map(c -> org.apache.flink.table.catalog.Column.physical(c.name(), c.type())
+                        .withComment(c.comment().orElse(null)))
+                .collect(Collectors.toList());
+        UniqueConstraint pk = primaryKey.isEmpty()
+                ? null
+                : UniqueConstraint.primaryKey("PK_" + tableId.table().replaceAll("[^A-Za-z0-9_]", "_"), primaryKey);
         return new ResolvedSchema(flinkColumns, Collections.emptyList(), pk);
     }
 
@@ -246,7 +241,9 @@ public final class TableDescriptor implements Serializable {
         }
         sb.append(")");
         if (!partitionKeys.isEmpty()) {
-            sb.append(" PARTITIONED BY (").append(String.join(", ", partitionKeys)).append(")");
+            sb.append(" PARTITIONED BY (")
+                    .append(String.join(", ", partitionKeys))
+                    .append(")");
         }
         return sb.toString();
     }
@@ -259,7 +256,10 @@ public final class TableDescriptor implements Serializable {
         private final List<String> primaryKey = new ArrayList<>();
         private final List<String> partitionKeys = new ArrayList<>();
         private final Map<String, String> properties = new LinkedHashMap<>();
-        @Nullable private String comment;
+
+        @Nullable
+        private String comment;
+
         private int schemaVersion = 1;
 
         private Builder(TableId tableId) {
@@ -368,16 +368,15 @@ public final class TableDescriptor implements Serializable {
         private void checkColumns(String what, List<String> keyColumns, Set<String> names) {
             for (String k : keyColumns) {
                 if (!names.contains(k)) {
-                    throw new IllegalArgumentException(
-                            "The "
-                                    + what
-                                    + " column '"
-                                    + k
-                                    + "' of table "
-                                    + tableId
-                                    + " is not one of its columns "
-                                    + names.stream().sorted().collect(Collectors.toList())
-                                    + ".");
+                    throw new IllegalArgumentException("The "
+                            + what
+                            + " column '"
+                            + k
+                            + "' of table "
+                            + tableId
+                            + " is not one of its columns "
+                            + names.stream().sorted().collect(Collectors.toList())
+                            + ".");
                 }
             }
         }

@@ -22,7 +22,9 @@ public final class TableId implements Serializable, Comparable<TableId> {
 
     private static final long serialVersionUID = 1L;
 
-    @Nullable private final String database;
+    @Nullable
+    private final String database;
+
     private final String table;
 
     private TableId(@Nullable String database, String table) {
@@ -58,11 +60,10 @@ public final class TableId implements Serializable, Comparable<TableId> {
         if (parts.length == 2) {
             return of(parts[0], parts[1]);
         }
-        throw new IllegalArgumentException(
-                "Cannot parse table id '"
-                        + text
-                        + "': expected 'table' or 'database.table'; quote names that contain a dot"
-                        + " with back-ticks, e.g. `my.db`.orders.");
+        throw new IllegalArgumentException("Cannot parse table id '"
+                + text
+                + "': expected 'table' or 'database.table'; quote names that contain a dot"
+                + " with back-ticks, e.g. `my.db`.orders.");
     }
 
     private static String[] splitIdentifier(String text) {
@@ -98,10 +99,9 @@ public final class TableId implements Serializable, Comparable<TableId> {
 
     private static String checkPart(String text, String part, boolean quoted) {
         if (!quoted && part.trim().isEmpty()) {
-            throw new IllegalArgumentException(
-                    "Cannot parse table id '"
-                            + text
-                            + "': it has an empty part; expected 'table' or 'database.table'.");
+            throw new IllegalArgumentException("Cannot parse table id '"
+                    + text
+                    + "': it has an empty part; expected 'table' or 'database.table'.");
         }
         return part;
     }
@@ -137,10 +137,9 @@ public final class TableId implements Serializable, Comparable<TableId> {
 
     @Override
     public int compareTo(TableId other) {
-        int byDatabase =
-                database == null
-                        ? (other.database == null ? 0 : -1)
-                        : (other.database == null ? 1 : database.compareTo(other.database));
+        int byDatabase = database == null
+                ? (other.database == null ? 0 : -1)
+                : (other.database == null ? 1 : database.compareTo(other.database));
         return byDatabase != 0 ? byDatabase : table.compareTo(other.table);
     }
 

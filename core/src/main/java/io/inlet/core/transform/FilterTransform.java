@@ -113,11 +113,10 @@ public final class FilterTransform implements ChangeTransform {
          */
         public FilterTransform build() {
             if (filter == null || filter.trim().isEmpty()) {
-                throw new InletValidationException(
-                        "filter: the option '" + CoreOptions.FILTER.key() + "' is required, e.g. \"status = 'shipped'\".");
+                throw new InletValidationException("filter: the option '" + CoreOptions.FILTER.key()
+                        + "' is required, e.g. \"status = 'shipped'\".");
             }
-            return new FilterTransform(
-                    TableSelector.of("filter", sourceTable), filter, FilterExpression.parse(filter));
+            return new FilterTransform(TableSelector.of("filter", sourceTable), filter, FilterExpression.parse(filter));
         }
     }
 }

@@ -95,14 +95,13 @@ public final class MetadataTransform implements ChangeTransform {
             TableDescriptor.Builder b = t.toBuilder();
             for (Map.Entry<Kind, String> c : columns.entrySet()) {
                 if (t.indexOf(c.getValue()) >= 0) {
-                    problems.add(
-                            "metadata: table "
-                                    + t.tableId()
-                                    + " already has a column '"
-                                    + c.getValue()
-                                    + "'. Give the metadata column another name ('"
-                                    + c.getKey().defaultName()
-                                    + " AS other_name' in 'metadata-columns').");
+                    problems.add("metadata: table "
+                            + t.tableId()
+                            + " already has a column '"
+                            + c.getValue()
+                            + "'. Give the metadata column another name ('"
+                            + c.getKey().defaultName()
+                            + " AS other_name' in 'metadata-columns').");
                 }
                 b.column(c.getValue(), c.getKey().type());
             }
@@ -118,7 +117,9 @@ public final class MetadataTransform implements ChangeTransform {
 
     @Override
     public DataStream<ChangeEvent> apply(DataStream<ChangeEvent> input, TransformContext context) {
-        return input.map(new MetadataFunction(selector, new ArrayList<>(columns.keySet()), context.inputTables()), context.outputTypeInfo())
+        return input.map(
+                        new MetadataFunction(selector, new ArrayList<>(columns.keySet()), context.inputTables()),
+                        context.outputTypeInfo())
                 .name("Metadata: " + String.join(", ", columns.values()))
                 .uid(context.uid("metadata"))
                 // Same parallelism as the input: chained, so each row's changes stay in order.
@@ -160,13 +161,13 @@ public final class MetadataTransform implements ChangeTransform {
                     }
                 }
                 if (kind == null) {
-                    throw new InletValidationException(
-                            "metadata: unknown metadata column '"
-                                    + i.name
-                                    + "' in 'metadata-columns'; choose from _op, _source_ts, _ingested_at.");
+                    throw new InletValidationException("metadata: unknown metadata column '"
+                            + i.name
+                            + "' in 'metadata-columns'; choose from _op, _source_ts, _ingested_at.");
                 }
                 if (cols.containsKey(kind)) {
-                    throw new InletValidationException("metadata: '" + i.name + "' is listed twice in 'metadata-columns'.");
+                    throw new InletValidationException(
+                            "metadata: '" + i.name + "' is listed twice in 'metadata-columns'.");
                 }
                 if (cols.containsValue(i.alias)) {
                     throw new InletValidationException("metadata: two metadata columns are named '" + i.alias + "'.");

@@ -84,14 +84,13 @@ public final class ProjectionTransform implements ChangeTransform {
         for (ColumnLists.Item i : items) {
             if (!i.star) {
                 if (t.indexOf(i.name) < 0) {
-                    throw new InletValidationException(
-                            "projection: the column '"
-                                    + i.name
-                                    + "' does not exist in table "
-                                    + t.tableId()
-                                    + " (columns: "
-                                    + String.join(", ", t.columnNames())
-                                    + "). Fix 'projection', or narrow 'source-table' to tables that have it.");
+                    throw new InletValidationException("projection: the column '"
+                            + i.name
+                            + "' does not exist in table "
+                            + t.tableId()
+                            + " (columns: "
+                            + String.join(", ", t.columnNames())
+                            + "). Fix 'projection', or narrow 'source-table' to tables that have it.");
                 }
                 named.add(i.name);
             }
@@ -111,12 +110,12 @@ public final class ProjectionTransform implements ChangeTransform {
             }
             for (String[] p : pairs) {
                 if (m.containsKey(p[0])) {
-                    throw new InletValidationException(
-                            "projection: the column '" + p[0] + "' of table " + t.tableId() + " is listed twice in '" + projection + "'.");
+                    throw new InletValidationException("projection: the column '" + p[0] + "' of table " + t.tableId()
+                            + " is listed twice in '" + projection + "'.");
                 }
                 if (!outNames.add(p[1])) {
-                    throw new InletValidationException(
-                            "projection: table " + t.tableId() + " would get two columns named '" + p[1] + "'; rename one with AS.");
+                    throw new InletValidationException("projection: table " + t.tableId()
+                            + " would get two columns named '" + p[1] + "'; rename one with AS.");
                 }
                 m.put(p[0], p[1]);
             }
@@ -130,7 +129,11 @@ public final class ProjectionTransform implements ChangeTransform {
         m.forEach((from, to) -> cols.add(t.column(from).get().withName(to)));
         List<String> pk = renamedIfAllKept(t.primaryKey(), m);
         List<String> partitions = renamedIfAllKept(t.partitionKeys(), m);
-        return t.toBuilder().columns(cols).primaryKey(pk).partitionKeys(partitions).build();
+        return t.toBuilder()
+                .columns(cols)
+                .primaryKey(pk)
+                .partitionKeys(partitions)
+                .build();
     }
 
     private static List<String> renamedIfAllKept(List<String> keys, Map<String, String> m) {
@@ -190,8 +193,8 @@ public final class ProjectionTransform implements ChangeTransform {
 
         public ProjectionTransform build() {
             if (projection == null || projection.trim().isEmpty()) {
-                throw new InletValidationException(
-                        "projection: the option '" + CoreOptions.PROJECTION.key() + "' is required, e.g. 'id, name AS customer'.");
+                throw new InletValidationException("projection: the option '" + CoreOptions.PROJECTION.key()
+                        + "' is required, e.g. 'id, name AS customer'.");
             }
             List<ColumnLists.Item> items = ColumnLists.parse("projection", CoreOptions.PROJECTION.key(), projection);
             if (items.stream().filter(i -> i.star).count() > 1) {

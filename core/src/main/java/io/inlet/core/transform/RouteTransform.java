@@ -82,14 +82,13 @@ public final class RouteTransform implements ChangeTransform {
                         m.appendReplacement(id, targets.get(r));
                         target = TableId.parse(id.toString());
                     } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
-                        problems.add(
-                                "route: 'sink-table' = '"
-                                        + targets.get(r)
-                                        + "' gives no valid table id for "
-                                        + t.tableId()
-                                        + ": "
-                                        + e.getMessage()
-                                        + " Refer only to groups that 'source-table' has ($1 ...).");
+                        problems.add("route: 'sink-table' = '"
+                                + targets.get(r)
+                                + "' gives no valid table id for "
+                                + t.tableId()
+                                + ": "
+                                + e.getMessage()
+                                + " Refer only to groups that 'source-table' has ($1 ...).");
                     }
                     break;
                 }
@@ -107,18 +106,18 @@ public final class RouteTransform implements ChangeTransform {
         Map<TableId, TableId> ids = targetIds(input);
         Map<TableId, List<TableDescriptor>> byTarget = new LinkedHashMap<>();
         for (TableDescriptor t : input) {
-            byTarget.computeIfAbsent(ids.get(t.tableId()), k -> new ArrayList<>()).add(t);
+            byTarget.computeIfAbsent(ids.get(t.tableId()), k -> new ArrayList<>())
+                    .add(t);
         }
         List<String> problems = new ArrayList<>();
         List<TableDescriptor> out = new ArrayList<>();
-        byTarget.forEach(
-                (target, group) -> {
-                    try {
-                        out.add(merge(target, group));
-                    } catch (InletValidationException e) {
-                        problems.addAll(e.problems());
-                    }
-                });
+        byTarget.forEach((target, group) -> {
+            try {
+                out.add(merge(target, group));
+            } catch (InletValidationException e) {
+                problems.addAll(e.problems());
+            }
+        });
         if (!problems.isEmpty()) {
             throw new InletValidationException(problems);
         }
@@ -132,16 +131,15 @@ public final class RouteTransform implements ChangeTransform {
         for (TableDescriptor other : group.subList(1, group.size())) {
             String why = differences(first, other);
             if (why != null) {
-                throw new InletValidationException(
-                        "route: cannot merge "
-                                + other.tableId()
-                                + " into "
-                                + target
-                                + " together with "
-                                + first.tableId()
-                                + ": "
-                                + why
-                                + ". Route them to different tables, or project them to the same columns first.");
+                throw new InletValidationException("route: cannot merge "
+                        + other.tableId()
+                        + " into "
+                        + target
+                        + " together with "
+                        + first.tableId()
+                        + ": "
+                        + why
+                        + ". Route them to different tables, or project them to the same columns first.");
             }
             for (int i = 0; i < columns.size(); i++) {
                 if (other.columns().get(i).isNullable() && !columns.get(i).isNullable()) {
@@ -161,7 +159,10 @@ public final class RouteTransform implements ChangeTransform {
         for (int i = 0; i < a.columns().size(); i++) {
             Column x = a.columns().get(i);
             Column y = b.columns().get(i);
-            if (!x.type().getLogicalType().copy(true).equals(y.type().getLogicalType().copy(true))) {
+            if (!x.type()
+                    .getLogicalType()
+                    .copy(true)
+                    .equals(y.type().getLogicalType().copy(true))) {
                 return "column '"
                         + x.name()
                         + "' is "
@@ -196,7 +197,10 @@ public final class RouteTransform implements ChangeTransform {
     public String toString() {
         StringBuilder sb = new StringBuilder("RouteTransform{");
         for (int i = 0; i < sources.size(); i++) {
-            sb.append(i == 0 ? "" : ", ").append(sources.get(i).regex()).append(" -> ").append(targets.get(i));
+            sb.append(i == 0 ? "" : ", ")
+                    .append(sources.get(i).regex())
+                    .append(" -> ")
+                    .append(targets.get(i));
         }
         return sb.append('}').toString();
     }

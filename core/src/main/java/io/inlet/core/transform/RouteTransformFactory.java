@@ -33,7 +33,9 @@ public final class RouteTransformFactory implements ChangeTransformFactory {
     @Override
     public ChangeTransform createTransform(Context context) {
         return RouteTransform.builder()
-                .route(context.options().get(CoreOptions.SOURCE_TABLE), context.options().get(CoreOptions.SINK_TABLE))
+                .route(
+                        context.options().get(CoreOptions.SOURCE_TABLE),
+                        context.options().get(CoreOptions.SINK_TABLE))
                 .build();
     }
 }

@@ -168,7 +168,9 @@ public final class MiniJson {
             throw error("a value");
         }
         try {
-            return n.contains(".") || n.contains("e") || n.contains("E") ? (Object) Double.valueOf(n) : (Object) Long.valueOf(n);
+            return n.contains(".") || n.contains("e") || n.contains("E")
+                    ? (Object) Double.valueOf(n)
+                    : (Object) Long.valueOf(n);
         } catch (NumberFormatException e) {
             pos = start;
             throw error("a number");

@@ -14,7 +14,8 @@ import java.util.stream.Collectors;
  * with the option's name and the values it takes.
  *
  * <pre>{@code
- * BadRecordAction a = OptionValues.parse("bad-record.action", "Dead-Letter", BadRecordAction.values(), BadRecordAction::key);
+ * BadRecordAction a = OptionValues.parse("bad-record.action", "Dead-Letter", BadRecordAction.values(),
+ * BadRecordAction::key);
  * }</pre>
  */
 @PublicEvolving
@@ -38,7 +39,8 @@ public final class OptionValues {
     }
 
     /** The error for a value that is none of the constants' keys. */
-    public static <E> InletValidationException unknown(String option, String value, E[] constants, Function<E, String> key) {
+    public static <E> InletValidationException unknown(
+            String option, String value, E[] constants, Function<E, String> key) {
         return new InletValidationException("'" + option + "' = '" + value + "' is unknown; use one of "
                 + Arrays.stream(constants).map(key).collect(Collectors.joining(", ")) + ".");
     }

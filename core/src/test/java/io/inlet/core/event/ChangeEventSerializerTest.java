@@ -32,90 +32,89 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class ChangeEventSerializerTest {
 
-    static final TableDescriptor ALL_TYPES =
-            TableDescriptor.builder(TableId.of("db", "all_types"))
-                    .column("id", DataTypes.BIGINT())
-                    .column("b", DataTypes.BOOLEAN())
-                    .column("ti", DataTypes.TINYINT())
-                    .column("si", DataTypes.SMALLINT())
-                    .column("i", DataTypes.INT())
-                    .column("f", DataTypes.FLOAT())
-                    .column("d", DataTypes.DOUBLE())
-                    .column("s", DataTypes.STRING())
-                    .column("c", DataTypes.CHAR(3))
-                    .column("bin", DataTypes.BYTES())
-                    .column("dec_small", DataTypes.DECIMAL(10, 2))
-                    .column("dec_big", DataTypes.DECIMAL(38, 10))
-                    .column("day", DataTypes.DATE())
-                    .column("tod", DataTypes.TIME(3))
-                    .column("ts3", DataTypes.TIMESTAMP(3))
-                    .column("ts6", DataTypes.TIMESTAMP(6))
-                    .column("ltz", DataTypes.TIMESTAMP_LTZ(9))
-                    .column("arr", DataTypes.ARRAY(DataTypes.INT()))
-                    .column("m", DataTypes.MAP(DataTypes.STRING(), DataTypes.BIGINT()))
-                    .column("r", DataTypes.ROW(DataTypes.FIELD("a", DataTypes.INT()), DataTypes.FIELD("b", DataTypes.STRING())))
-                    .primaryKey("id")
-                    .build();
+    static final TableDescriptor ALL_TYPES = TableDescriptor.builder(TableId.of("db", "all_types"))
+            .column("id", DataTypes.BIGINT())
+            .column("b", DataTypes.BOOLEAN())
+            .column("ti", DataTypes.TINYINT())
+            .column("si", DataTypes.SMALLINT())
+            .column("i", DataTypes.INT())
+            .column("f", DataTypes.FLOAT())
+            .column("d", DataTypes.DOUBLE())
+            .column("s", DataTypes.STRING())
+            .column("c", DataTypes.CHAR(3))
+            .column("bin", DataTypes.BYTES())
+            .column("dec_small", DataTypes.DECIMAL(10, 2))
+            .column("dec_big", DataTypes.DECIMAL(38, 10))
+            .column("day", DataTypes.DATE())
+            .column("tod", DataTypes.TIME(3))
+            .column("ts3", DataTypes.TIMESTAMP(3))
+            .column("ts6", DataTypes.TIMESTAMP(6))
+            .column("ltz", DataTypes.TIMESTAMP_LTZ(9))
+            .column("arr", DataTypes.ARRAY(DataTypes.INT()))
+            .column("m", DataTypes.MAP(DataTypes.STRING(), DataTypes.BIGINT()))
+            .column("r", DataTypes.ROW(DataTypes.FIELD("a", DataTypes.INT()), DataTypes.FIELD("b", DataTypes.STRING())))
+            .primaryKey("id")
+            .build();
 
-    static final TableDescriptor SMALL =
-            TableDescriptor.builder(TableId.of("other"))
-                    .column("k", DataTypes.INT())
-                    .column("v", DataTypes.STRING())
-                    .build();
+    static final TableDescriptor SMALL = TableDescriptor.builder(TableId.of("other"))
+            .column("k", DataTypes.INT())
+            .column("v", DataTypes.STRING())
+            .build();
 
     static List<ChangeEvent> events() {
         List<ChangeEvent> events = new ArrayList<>();
-        events.add(
-                ChangeEvent.of(
-                        ALL_TYPES.tableId(),
-                        1,
-                        TestRows.row(
-                                ALL_TYPES,
-                                RowKind.INSERT,
-                                1L,
-                                true,
-                                (byte) -128,
-                                (short) 32767,
-                                Integer.MIN_VALUE,
-                                1.5f,
-                                -0.0d,
-                                "héllo wörld 😀 ✓",
-                                "abc",
-                                new byte[] {0, 1, -1, 127},
-                                new BigDecimal("-12345678.90"),
-                                new BigDecimal("1234567890123456789012345678.0123456789"),
-                                LocalDate.of(1969, 12, 31),
-                                LocalTime.of(23, 59, 59, 999_000_000),
-                                LocalDateTime.of(2024, 2, 29, 12, 0, 0, 123_000_000),
-                                LocalDateTime.of(1900, 1, 1, 0, 0, 0, 123_456_000),
-                                Instant.parse("2038-01-19T03:14:07.123456789Z"),
-                                new Integer[] {1, null, 3},
-                                Map.of("a", 1L),
-                                org.apache.flink.types.Row.of(7, "x")),
-                        1_700_000_000_123L,
-                        SourcePosition.binlog("mysql-bin.000042", 4711L, 3)));
+        events.add(ChangeEvent.of(
+                ALL_TYPES.tableId(),
+                1,
+                TestRows.row(
+                        ALL_TYPES,
+                        RowKind.INSERT,
+                        1L,
+                        true,
+                        (byte) -128,
+                        (short) 32767,
+                        Integer.MIN_VALUE,
+                        1.5f,
+                        -0.0d,
+                        "héllo wörld 😀 ✓",
+                        "abc",
+                        new byte[] {0, 1, -1, 127},
+                        new BigDecimal("-12345678.90"),
+                        new BigDecimal("1234567890123456789012345678.0123456789"),
+                        LocalDate.of(1969, 12, 31),
+                        LocalTime.of(23, 59, 59, 999_000_000),
+                        LocalDateTime.of(2024, 2, 29, 12, 0, 0, 123_000_000),
+                        LocalDateTime.of(1900, 1, 1, 0, 0, 0, 123_456_000),
+                        Instant.parse("2038-01-19T03:14:07.123456789Z"),
+                        new Integer[] {1, null, 3},
+                        Map.of("a", 1L),
+                        org.apache.flink.types.Row.of(7, "x")),
+                1_700_000_000_123L,
+                SourcePosition.binlog("mysql-bin.000042", 4711L, 3)));
         Object[] nulls = new Object[ALL_TYPES.columns().size()];
         nulls[0] = 2L;
-        events.add(
-                ChangeEvent.of(
-                        ALL_TYPES.tableId(), 1, TestRows.row(ALL_TYPES, RowKind.UPDATE_BEFORE, nulls),
-                        ChangeEvent.UNKNOWN_TIMESTAMP, SourcePosition.none()));
-        events.add(
-                ChangeEvent.of(
-                        ALL_TYPES.tableId(), 1, TestRows.row(ALL_TYPES, RowKind.UPDATE_AFTER, nulls),
-                        0L, SourcePosition.kafka("dbserver1.db.all_types", 5, Long.MAX_VALUE)));
-        events.add(
-                ChangeEvent.of(
-                        SMALL.tableId(), 1, TestRows.row(SMALL, RowKind.DELETE, -1, ""),
-                        -5L, SourcePosition.none()));
+        events.add(ChangeEvent.of(
+                ALL_TYPES.tableId(),
+                1,
+                TestRows.row(ALL_TYPES, RowKind.UPDATE_BEFORE, nulls),
+                ChangeEvent.UNKNOWN_TIMESTAMP,
+                SourcePosition.none()));
+        events.add(ChangeEvent.of(
+                ALL_TYPES.tableId(),
+                1,
+                TestRows.row(ALL_TYPES, RowKind.UPDATE_AFTER, nulls),
+                0L,
+                SourcePosition.kafka("dbserver1.db.all_types", 5, Long.MAX_VALUE)));
+        events.add(ChangeEvent.of(
+                SMALL.tableId(), 1, TestRows.row(SMALL, RowKind.DELETE, -1, ""), -5L, SourcePosition.none()));
         return events;
     }
 
     /** An event as text, with the row's values by content (nested rows, arrays and maps too). */
     static String describe(ChangeEvent e) {
         TableDescriptor t = e.tableId().equals(ALL_TYPES.tableId()) ? ALL_TYPES : SMALL;
-        return e.tableId() + " v" + e.schemaVersion() + " " + e.kind() + " ts=" + e.sourceTimestamp()
-                + " at " + e.position() + " [" + TestRows.format(t, e.row()) + "]";
+        return e.tableId() + " v" + e.schemaVersion() + " " + e.kind() + " ts=" + e.sourceTimestamp() + " at "
+                + e.position() + " [" + TestRows.format(t, e.row()) + "]";
     }
 
     static List<String> describe(List<ChangeEvent> events) {
@@ -153,8 +152,15 @@ class ChangeEventSerializerTest {
         List<ChangeEvent> back = read(s, write(s, events), events.size());
         // Value for value: nested values come back as Flink's binary forms, equal by content.
         assertThat(describe(back)).isEqualTo(describe(events));
-        assertThat(describe(back.get(0))).contains("héllo wörld 😀 ✓", "[0, 1, -1, 127]", "[1, null, 3]", "{a=1}", "+I[7, x]",
-                "1234567890123456789012345678.0123456789", "2038-01-19T03:14:07.123456789Z");
+        assertThat(describe(back.get(0)))
+                .contains(
+                        "héllo wörld 😀 ✓",
+                        "[0, 1, -1, 127]",
+                        "[1, null, 3]",
+                        "{a=1}",
+                        "+I[7, x]",
+                        "1234567890123456789012345678.0123456789",
+                        "2038-01-19T03:14:07.123456789Z");
         assertThat(back.get(1).kind()).isEqualTo(RowKind.UPDATE_BEFORE);
         assertThat(back.get(1).hasSourceTimestamp()).isFalse();
         assertThat(back.get(2).position()).isEqualTo(SourcePosition.kafka("dbserver1.db.all_types", 5, Long.MAX_VALUE));
@@ -164,13 +170,29 @@ class ChangeEventSerializerTest {
     void roundTripsEveryKindOfPositionItsOrderAndKeyOnlyRows() throws Exception {
         ChangeEventSerializer s = serializer(SMALL);
         List<ChangeEvent> events = List.of(
-                ChangeEvent.of(SMALL.tableId(), 1, TestRows.row(SMALL, RowKind.INSERT, 1, "a"), 1L,
+                ChangeEvent.of(
+                        SMALL.tableId(),
+                        1,
+                        TestRows.row(SMALL, RowKind.INSERT, 1, "a"),
+                        1L,
                         SourcePosition.snapshot("mysql-bin.000004", 4711L)),
-                ChangeEvent.of(SMALL.tableId(), 1, TestRows.row(SMALL, RowKind.INSERT, 2, "b"), 1L,
+                ChangeEvent.of(
+                        SMALL.tableId(),
+                        1,
+                        TestRows.row(SMALL, RowKind.INSERT, 2, "b"),
+                        1L,
                         SourcePosition.snapshot("mysql-bin.000004", 5000L, 3)),
-                ChangeEvent.of(SMALL.tableId(), 1, TestRows.row(SMALL, RowKind.INSERT, 3, "c"), 1L,
+                ChangeEvent.of(
+                        SMALL.tableId(),
+                        1,
+                        TestRows.row(SMALL, RowKind.INSERT, 3, "c"),
+                        1L,
                         SourcePosition.kafka("t", 0, 9L, SourcePosition.binlogOrder("mysql-bin.000004", 6000L, 1))),
-                ChangeEvent.keyOnly(SMALL.tableId(), 1, TestRows.row(SMALL, RowKind.UPDATE_BEFORE, 4, null), 1L,
+                ChangeEvent.keyOnly(
+                        SMALL.tableId(),
+                        1,
+                        TestRows.row(SMALL, RowKind.UPDATE_BEFORE, 4, null),
+                        1L,
                         SourcePosition.kafka("t", 0, 10L)));
         List<ChangeEvent> back = read(s, write(s, events), events.size());
         assertThat(back).isEqualTo(events);
@@ -180,7 +202,8 @@ class ChangeEventSerializerTest {
         // A snapshot at a binlog position orders just before the first change from it on.
         assertThat(SourcePosition.snapshot("mysql-bin.000004", 4711L).order())
                 .isEqualTo(SourcePosition.binlog("mysql-bin.000004", 4711L, 0).order() - 1)
-                .isGreaterThan(SourcePosition.binlog("mysql-bin.000003", 999_999L, 77).order());
+                .isGreaterThan(
+                        SourcePosition.binlog("mysql-bin.000003", 999_999L, 77).order());
     }
 
     @Test
@@ -245,13 +268,15 @@ class ChangeEventSerializerTest {
     @Test
     void reportsARowThatDoesNotMatchItsColumnTypes() {
         ChangeEventSerializer s = serializer(SMALL);
-        ChangeEvent wrong = ChangeEvent.of(SMALL.tableId(), GenericRowData.of(StringData.fromString("not an int"), StringData.fromString("v")));
+        ChangeEvent wrong = ChangeEvent.of(
+                SMALL.tableId(), GenericRowData.of(StringData.fromString("not an int"), StringData.fromString("v")));
         assertThatThrownBy(() -> s.serialize(wrong, new DataOutputSerializer(16)))
                 .hasMessageContaining("Cannot serialize the row")
                 .hasMessageContaining("other v1");
     }
 
-    private static TypeSerializerSnapshot<ChangeEvent> snapshotRoundTrip(TypeSerializer<ChangeEvent> s) throws Exception {
+    private static TypeSerializerSnapshot<ChangeEvent> snapshotRoundTrip(TypeSerializer<ChangeEvent> s)
+            throws Exception {
         DataOutputSerializer out = new DataOutputSerializer(64);
         TypeSerializerSnapshot.writeVersionedSnapshot(out, s.snapshotConfiguration());
         return TypeSerializerSnapshot.readVersionedSnapshot(
@@ -279,16 +304,20 @@ class ChangeEventSerializerTest {
         TypeSerializer<ChangeEvent> reconfigured = compat.getReconfiguredSerializer();
         // Reads what the old serializer wrote, and writes events of both tables.
         assertThat(read(reconfigured, oldBytes, 1)).containsExactly(events().get(3));
-        assertThat(describe(read(reconfigured, write(reconfigured, events()), 4))).isEqualTo(describe(events()));
+        assertThat(describe(read(reconfigured, write(reconfigured, events()), 4)))
+                .isEqualTo(describe(events()));
     }
 
     @Test
     void aChangedRowTypeAtTheSameSchemaVersionIsIncompatible() throws Exception {
         TypeSerializerSnapshot<ChangeEvent> snap = snapshotRoundTrip(serializer(SMALL));
-        TableDescriptor changed = SMALL.toBuilder().column("extra", DataTypes.INT()).build();
-        assertThat(snap.resolveSchemaCompatibility(serializer(changed)).isIncompatible()).isTrue();
+        TableDescriptor changed =
+                SMALL.toBuilder().column("extra", DataTypes.INT()).build();
+        assertThat(snap.resolveSchemaCompatibility(serializer(changed)).isIncompatible())
+                .isTrue();
         TableDescriptor nextVersion = changed.toBuilder().schemaVersion(2).build();
-        assertThat(snap.resolveSchemaCompatibility(serializer(nextVersion)).isCompatibleWithReconfiguredSerializer()).isTrue();
+        assertThat(snap.resolveSchemaCompatibility(serializer(nextVersion)).isCompatibleWithReconfiguredSerializer())
+                .isTrue();
     }
 
     @Test

@@ -37,7 +37,8 @@ class FactoryDiscoveryTest {
     void missingAndUnknownOptionsAreReportedTogether() {
         assertThatThrownBy(() -> FactoryDiscovery.createTransform("filter", Map.of("source-tabel", "x")))
                 .isInstanceOf(InletValidationException.class)
-                .satisfies(e -> assertThat(((InletValidationException) e).problems()).hasSize(2))
+                .satisfies(e ->
+                        assertThat(((InletValidationException) e).problems()).hasSize(2))
                 .hasMessageContaining("The transform 'filter' needs the option 'filter'")
                 .hasMessageContaining("has no option 'source-tabel'. Supported options: filter, source-table");
     }

@@ -39,7 +39,8 @@ class TableDescriptorTest {
         RowType rowType = orders().toRowType();
         assertThat(rowType.getFieldNames()).containsExactly("id", "customer", "amount", "day");
         assertThat(rowType.asSummaryString())
-                .isEqualTo("ROW<`id` BIGINT NOT NULL, `customer` STRING, `amount` DECIMAL(10, 2) NOT NULL, `day` DATE> NOT NULL");
+                .isEqualTo("ROW<`id` BIGINT NOT NULL, `customer` STRING, `amount` DECIMAL(10, 2) NOT NULL,"
+                        + " `day` DATE> NOT NULL");
     }
 
     @Test
@@ -70,21 +71,26 @@ class TableDescriptorTest {
     void rejectsInvalidDescriptorsNamingTheProblem() {
         assertThatThrownBy(() -> TableDescriptor.builder(ORDERS).build())
                 .hasMessageContaining("shop.orders has no columns");
-        assertThatThrownBy(
-                        () -> TableDescriptor.builder(ORDERS)
-                                .column("id", DataTypes.INT())
-                                .column("id", DataTypes.INT())
-                                .build())
+        assertThatThrownBy(() -> TableDescriptor.builder(ORDERS)
+                        .column("id", DataTypes.INT())
+                        .column("id", DataTypes.INT())
+                        .build())
                 .hasMessageContaining("the column 'id' twice");
-        assertThatThrownBy(
-                        () -> TableDescriptor.builder(ORDERS).column("id", DataTypes.INT()).primaryKey("nope").build())
+        assertThatThrownBy(() -> TableDescriptor.builder(ORDERS)
+                        .column("id", DataTypes.INT())
+                        .primaryKey("nope")
+                        .build())
                 .hasMessageContaining("primary key column 'nope'")
                 .hasMessageContaining("[id]");
-        assertThatThrownBy(
-                        () -> TableDescriptor.builder(ORDERS).column("id", DataTypes.INT()).partitionKeys("day").build())
+        assertThatThrownBy(() -> TableDescriptor.builder(ORDERS)
+                        .column("id", DataTypes.INT())
+                        .partitionKeys("day")
+                        .build())
                 .hasMessageContaining("partition column 'day'");
-        assertThatThrownBy(
-                        () -> TableDescriptor.builder(ORDERS).column("id", DataTypes.INT()).schemaVersion(0).build())
+        assertThatThrownBy(() -> TableDescriptor.builder(ORDERS)
+                        .column("id", DataTypes.INT())
+                        .schemaVersion(0)
+                        .build())
                 .hasMessageContaining("schema version");
     }
 }

@@ -32,7 +32,9 @@ class TableIdTest {
 
     @Test
     void rejectsMalformedIds() {
-        assertThatThrownBy(() -> TableId.parse("a.b.c")).hasMessageContaining("'a.b.c'").hasMessageContaining("back-ticks");
+        assertThatThrownBy(() -> TableId.parse("a.b.c"))
+                .hasMessageContaining("'a.b.c'")
+                .hasMessageContaining("back-ticks");
         assertThatThrownBy(() -> TableId.parse("a.")).hasMessageContaining("empty part");
         assertThatThrownBy(() -> TableId.parse("`a.b")).hasMessageContaining("not closed");
         assertThatThrownBy(() -> TableId.of("", "t")).hasMessageContaining("database");

@@ -24,7 +24,6 @@ import org.apache.flink.table.data.RowData;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -114,8 +113,7 @@ public final class CollectingChangeSink implements ChangeSink {
         this.tables = context.tables();
         stream.keyBy(new PrimaryKeySelector(context.tables()))
                 .addSink(
-                        new CollectingFunction(
-                                id, ChangeEventTypeInfo.of(context.tables()), failOnceAfter, failureKey))
+                        new CollectingFunction(id, ChangeEventTypeInfo.of(context.tables()), failOnceAfter, failureKey))
                 .name("Collect " + name)
                 .uid(context.uid("collect"));
     }
@@ -140,9 +138,11 @@ public final class CollectingChangeSink implements ChangeSink {
      * sorted.
      */
     public List<String> tableRows(TableId table) {
-        TableDescriptor d =
-                tables.stream().filter(t -> t.tableId().equals(table)).findFirst()
-                        .orElseThrow(() -> new IllegalArgumentException("The sink got no table " + table + "; it has " + tables));
+        TableDescriptor d = tables.stream()
+                .filter(t -> t.tableId().equals(table))
+                .findFirst()
+                .orElseThrow(
+                        () -> new IllegalArgumentException("The sink got no table " + table + "; it has " + tables));
         Map<String, String> byKey = new TreeMap<>();
         List<String> multiset = new ArrayList<>();
         int[] pk = d.primaryKeyIndexes();
@@ -151,10 +151,13 @@ public final class CollectingChangeSink implements ChangeSink {
                 continue;
             }
             String row = TestRows.format(d, e.row());
-            boolean add = e.kind() == org.apache.flink.types.RowKind.INSERT || e.kind() == org.apache.flink.types.RowKind.UPDATE_AFTER;
+            boolean add = e.kind() == org.apache.flink.types.RowKind.INSERT
+                    || e.kind() == org.apache.flink.types.RowKind.UPDATE_AFTER;
             if (pk.length > 0) {
                 List<Object> values = TestRows.values(d, e.row());
-                String key = java.util.Arrays.stream(pk).mapToObj(i -> String.valueOf(values.get(i))).collect(Collectors.joining("|"));
+                String key = java.util.Arrays.stream(pk)
+                        .mapToObj(i -> String.valueOf(values.get(i)))
+                        .collect(Collectors.joining("|"));
                 if (add) {
                     byKey.put(key, row);
                 } else {
@@ -241,7 +244,8 @@ public final class CollectingChangeSink implements ChangeSink {
             while (events.size() < n) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
-                    throw new TimeoutException("Only " + events.size() + " of " + n + " events committed within " + timeout);
+                    throw new TimeoutException(
+                            "Only " + events.size() + " of " + n + " events committed within " + timeout);
                 }
                 wait(Math.max(1, left / 1_000_000));
             }
@@ -295,15 +299,15 @@ public final class CollectingChangeSink implements ChangeSink {
         public void initializeState(FunctionInitializationContext context) throws Exception {
             pending = new ArrayList<>();
             staged = new TreeMap<>();
-            state =
-                    context.getOperatorStateStore()
-                            .getListState(
-                                    new ListStateDescriptor<>(
-                                            "staged", new TupleTypeInfo<>(Types.LONG, Types.STRING, typeInfo)));
+            state = context.getOperatorStateStore()
+                    .getListState(new ListStateDescriptor<>(
+                            "staged", new TupleTypeInfo<>(Types.LONG, Types.STRING, typeInfo)));
             if (context.isRestored()) {
                 TreeMap<Long, Tuple2<String, List<ChangeEvent>>> restored = new TreeMap<>();
                 for (Tuple3<Long, String, ChangeEvent> t : state.get()) {
-                    restored.computeIfAbsent(t.f0, k -> Tuple2.of(t.f1, new ArrayList<>())).f1.add(t.f2);
+                    restored.computeIfAbsent(t.f0, k -> Tuple2.of(t.f1, new ArrayList<>()))
+                            .f1
+                            .add(t.f2);
                 }
                 restored.values().forEach(batch -> results(sinkId).publish(batch.f0, batch.f1));
             }
@@ -319,7 +323,10 @@ public final class CollectingChangeSink implements ChangeSink {
 
     /** For debugging: events of one table as strings. */
     public List<String> format(TableId table) {
-        TableDescriptor d = tables.stream().filter(t -> t.tableId().equals(table)).findFirst().orElseThrow();
+        TableDescriptor d = tables.stream()
+                .filter(t -> t.tableId().equals(table))
+                .findFirst()
+                .orElseThrow();
         List<String> out = new ArrayList<>();
         for (ChangeEvent e : committed()) {
             if (e.tableId().equals(table)) {

@@ -11,12 +11,18 @@ import java.util.Set;
 /** The {@code collect} sink: a {@link CollectingChangeSink} whose results are found by sink id. */
 public final class CollectingSinkFactory implements ChangeSinkFactory {
 
-    public static final ConfigOption<String> SINK_ID =
-            ConfigOptions.key("sink-id").stringType().noDefaultValue().withDescription("Where CollectingChangeSink.results(id) finds the rows.");
-    public static final ConfigOption<Boolean> UPSERT =
-            ConfigOptions.key("upsert").booleanType().defaultValue(false).withDescription("Whether tables need primary keys.");
-    public static final ConfigOption<String> TARGET =
-            ConfigOptions.key("target").stringType().noDefaultValue().withDescription("The target name; two sinks with one target conflict.");
+    public static final ConfigOption<String> SINK_ID = ConfigOptions.key("sink-id")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Where CollectingChangeSink.results(id) finds the rows.");
+    public static final ConfigOption<Boolean> UPSERT = ConfigOptions.key("upsert")
+            .booleanType()
+            .defaultValue(false)
+            .withDescription("Whether tables need primary keys.");
+    public static final ConfigOption<String> TARGET = ConfigOptions.key("target")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("The target name; two sinks with one target conflict.");
 
     @Override
     public String identifier() {
@@ -35,8 +41,9 @@ public final class CollectingSinkFactory implements ChangeSinkFactory {
 
     @Override
     public ChangeSink createSink(Context context) {
-        CollectingChangeSink.Builder b =
-                CollectingChangeSink.builder().id(context.options().get(SINK_ID)).upsert(context.options().get(UPSERT));
+        CollectingChangeSink.Builder b = CollectingChangeSink.builder()
+                .id(context.options().get(SINK_ID))
+                .upsert(context.options().get(UPSERT));
         context.options().getOptional(TARGET).ifPresent(b::target);
         return b.build();
     }

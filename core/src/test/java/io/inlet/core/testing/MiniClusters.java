@@ -17,11 +17,10 @@ public final class MiniClusters {
     }
 
     public static MiniClusterExtension extension(int slots, Configuration config) {
-        return new MiniClusterExtension(
-                new MiniClusterResourceConfiguration.Builder()
-                        .setNumberTaskManagers(1)
-                        .setNumberSlotsPerTaskManager(slots)
-                        .setConfiguration(LocalEnvironments.loopback(config))
-                        .build());
+        return new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+                .setNumberTaskManagers(1)
+                .setNumberSlotsPerTaskManager(slots)
+                .setConfiguration(LocalEnvironments.loopback(config))
+                .build());
     }
 }

@@ -23,17 +23,15 @@ public final class ShopTables {
 
     public static final TableDescriptor ORDERS = orders("shop", "orders");
 
-    public static final TableDescriptor CUSTOMERS =
-            TableDescriptor.builder(TableId.of("shop", "customers"))
-                    .column("id", DataTypes.INT())
-                    .column("name", DataTypes.STRING())
-                    .column("email", DataTypes.STRING())
-                    .primaryKey("id")
-                    .build();
+    public static final TableDescriptor CUSTOMERS = TableDescriptor.builder(TableId.of("shop", "customers"))
+            .column("id", DataTypes.INT())
+            .column("name", DataTypes.STRING())
+            .column("email", DataTypes.STRING())
+            .primaryKey("id")
+            .build();
 
-    public static final TableDescriptor AUDIT_LOG =
-            TableDescriptor.builder(TableId.of("shop", "audit_log"))
-                    .column("at", DataTypes.TIMESTAMP(3))
-                    .column("message", DataTypes.STRING())
-                    .build();
+    public static final TableDescriptor AUDIT_LOG = TableDescriptor.builder(TableId.of("shop", "audit_log"))
+            .column("at", DataTypes.TIMESTAMP(3))
+            .column("message", DataTypes.STRING())
+            .build();
 }

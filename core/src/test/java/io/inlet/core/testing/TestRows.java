@@ -26,8 +26,8 @@ public final class TestRows {
     /** A row of the table from plain Java values in column order. */
     public static GenericRowData row(TableDescriptor table, RowKind kind, Object... values) {
         if (values.length != table.columns().size()) {
-            throw new IllegalArgumentException(
-                    "Table " + table.tableId() + " has " + table.columns().size() + " columns, got " + values.length + " values");
+            throw new IllegalArgumentException("Table " + table.tableId() + " has "
+                    + table.columns().size() + " columns, got " + values.length + " values");
         }
         GenericRowData row = new GenericRowData(kind, values.length);
         for (int i = 0; i < values.length; i++) {

@@ -1,7 +1,6 @@
 package io.inlet.core.testing;
 
 import io.inlet.core.event.ChangeEvent;
-import io.inlet.core.event.ChangeEventTypeInfo;
 import io.inlet.core.event.SourcePosition;
 import io.inlet.core.spi.ChangeSource;
 import io.inlet.core.spi.SourceContext;
@@ -122,9 +121,14 @@ public final class ValuesChangeSource implements ChangeSource {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        ValuesFunction fn =
-                new ValuesFunction(
-                        out.getCopyOfBuffer(), events.size(), serializer, checkpointEvery, failOnceAfter, failureKey, unbounded);
+        ValuesFunction fn = new ValuesFunction(
+                out.getCopyOfBuffer(),
+                events.size(),
+                serializer,
+                checkpointEvery,
+                failOnceAfter,
+                failureKey,
+                unbounded);
         return env.addSource(fn, "Values", context.typeInfo()).setParallelism(1).uid(context.uid("values"));
     }
 
@@ -151,13 +155,12 @@ public final class ValuesChangeSource implements ChangeSource {
         private Builder add(TableDescriptor table, RowKind kind, Object... values) {
             table(table);
             long ts = FIRST_TIMESTAMP + events.size() * 1000L;
-            events.add(
-                    ChangeEvent.of(
-                            table.tableId(),
-                            table.schemaVersion(),
-                            TestRows.row(table, kind, values),
-                            ts,
-                            SourcePosition.binlog("values-bin.000001", events.size(), 0)));
+            events.add(ChangeEvent.of(
+                    table.tableId(),
+                    table.schemaVersion(),
+                    TestRows.row(table, kind, values),
+                    ts,
+                    SourcePosition.binlog("values-bin.000001", events.size(), 0)));
             return this;
         }
 
@@ -240,9 +243,7 @@ public final class ValuesChangeSource implements ChangeSource {
         public void initializeState(FunctionInitializationContext context) throws Exception {
             progress = new Object();
             snapshotOffsets = new ConcurrentSkipListMap<>();
-            offsetState =
-                    context.getOperatorStateStore()
-                            .getListState(new ListStateDescriptor<>("offset", Types.INT));
+            offsetState = context.getOperatorStateStore().getListState(new ListStateDescriptor<>("offset", Types.INT));
             offset = 0;
             for (Integer o : offsetState.get()) {
                 offset = o;

@@ -11,8 +11,10 @@ import java.util.Set;
 /** The {@code values} source: a {@link ValuesChangeSource} registered under a data id. */
 public final class ValuesSourceFactory implements ChangeSourceFactory {
 
-    public static final ConfigOption<String> DATA_ID =
-            ConfigOptions.key("data-id").stringType().noDefaultValue().withDescription("The id ValuesChangeSource.register() returned.");
+    public static final ConfigOption<String> DATA_ID = ConfigOptions.key("data-id")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("The id ValuesChangeSource.register() returned.");
 
     @Override
     public String identifier() {

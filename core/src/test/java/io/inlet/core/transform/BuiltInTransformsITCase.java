@@ -61,7 +61,10 @@ class BuiltInTransformsITCase {
         Pipeline.builder()
                 .environment(env())
                 .source(shop().build())
-                .transform(FilterTransform.builder().sourceTable("shop\\.orders").filter("status IN ('shipped', 'returned') AND amount < 25").build())
+                .transform(FilterTransform.builder()
+                        .sourceTable("shop\\.orders")
+                        .filter("status IN ('shipped', 'returned') AND amount < 25")
+                        .build())
                 .sink(sink)
                 .build()
                 .execute();
@@ -85,22 +88,29 @@ class BuiltInTransformsITCase {
         Pipeline p = Pipeline.builder()
                 .environment(env())
                 .source(shop().build())
-                .transform(ProjectionTransform.builder().sourceTable("shop\\.customers").projection("email, id AS customer_id").build())
-                .transform(ProjectionTransform.builder().sourceTable("shop\\.orders").projection("*, customer AS buyer").build())
+                .transform(ProjectionTransform.builder()
+                        .sourceTable("shop\\.customers")
+                        .projection("email, id AS customer_id")
+                        .build())
+                .transform(ProjectionTransform.builder()
+                        .sourceTable("shop\\.orders")
+                        .projection("*, customer AS buyer")
+                        .build())
                 .sink(sink)
                 .build();
-        TableDescriptor customers = p.sinkTables().stream().filter(t -> t.tableId().table().equals("customers")).findFirst().get();
+        TableDescriptor customers = p.sinkTables().stream()
+                .filter(t -> t.tableId().table().equals("customers"))
+                .findFirst()
+                .get();
         assertThat(customers.columnNames()).containsExactly("email", "customer_id");
         assertThat(customers.primaryKey()).containsExactly("customer_id");
         assertThat(p.sinkTables().get(0).columnNames()).containsExactly("id", "amount", "status", "created", "buyer");
         p.execute();
 
-        assertThat(sink.tableRows(ShopTables.CUSTOMERS.tableId()))
-                .containsExactly("anna@example.com, 1", "null, 2");
+        assertThat(sink.tableRows(ShopTables.CUSTOMERS.tableId())).containsExactly("anna@example.com, 1", "null, 2");
         assertThat(sink.tableRows(ShopTables.ORDERS.tableId()))
                 .containsExactly(
-                        "1, 10.00, shipped, 2024-05-01T08:01, anna",
-                        "2, 25.00, returned, 2024-05-01T08:02, bob");
+                        "1, 10.00, shipped, 2024-05-01T08:01, anna", "2, 25.00, returned, 2024-05-01T08:02, bob");
     }
 
     @Test
@@ -123,7 +133,9 @@ class BuiltInTransformsITCase {
                         .build())
                 .sink(sink)
                 .build();
-        assertThat(p.sinkTables()).extracting(t -> t.tableId().identifier()).containsExactly("lake.orders", "lake.customers");
+        assertThat(p.sinkTables())
+                .extracting(t -> t.tableId().identifier())
+                .containsExactly("lake.orders", "lake.customers");
         p.execute();
 
         assertThat(sink.tableRows(TableId.of("lake", "orders")))
@@ -139,7 +151,8 @@ class BuiltInTransformsITCase {
         Pipeline p = Pipeline.builder()
                 .environment(env())
                 .source(shop().build())
-                .transform(MetadataTransform.builder().sourceTable("shop\\.orders").build())
+                .transform(
+                        MetadataTransform.builder().sourceTable("shop\\.orders").build())
                 .sink(sink)
                 .build();
         p.execute();
@@ -148,7 +161,9 @@ class BuiltInTransformsITCase {
         TableDescriptor orders = p.sinkTables().get(0);
         assertThat(orders.columnNames()).endsWith("_op", "_source_ts", "_ingested_at");
         List<ChangeEvent> events = sink.committed();
-        List<ChangeEvent> orderEvents = events.stream().filter(e -> e.tableId().equals(orders.tableId())).collect(java.util.stream.Collectors.toList());
+        List<ChangeEvent> orderEvents = events.stream()
+                .filter(e -> e.tableId().equals(orders.tableId()))
+                .collect(java.util.stream.Collectors.toList());
         assertThat(orderEvents).hasSize(8);
         for (ChangeEvent e : orderEvents) {
             List<Object> v = TestRows.values(orders, e.row());
@@ -156,7 +171,8 @@ class BuiltInTransformsITCase {
             assertThat(v.get(6)).isEqualTo(Instant.ofEpochMilli(e.sourceTimestamp()));
             assertThat((Instant) v.get(7)).isBetween(before, after);
         }
-        assertThat(orderEvents).extracting(e -> TestRows.values(orders, e.row()).get(5))
+        assertThat(orderEvents)
+                .extracting(e -> TestRows.values(orders, e.row()).get(5))
                 .containsExactlyInAnyOrder("+I", "+I", "+I", "-U", "+U", "-U", "+U", "-D");
     }
 }

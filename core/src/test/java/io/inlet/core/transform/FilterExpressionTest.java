@@ -22,10 +22,12 @@ class FilterExpressionTest {
                 .test(TestRows.row(ShopTables.ORDERS, RowKind.INSERT, values));
     }
 
-    private static final Object[] SHIPPED =
-            {7L, "anna", new BigDecimal("10.50"), "shipped", LocalDateTime.parse("2024-03-01T10:00:00")};
-    private static final Object[] NO_STATUS =
-            {8L, "bob", new BigDecimal("0.00"), null, LocalDateTime.parse("2023-12-31T23:59:59.999")};
+    private static final Object[] SHIPPED = {
+        7L, "anna", new BigDecimal("10.50"), "shipped", LocalDateTime.parse("2024-03-01T10:00:00")
+    };
+    private static final Object[] NO_STATUS = {
+        8L, "bob", new BigDecimal("0.00"), null, LocalDateTime.parse("2023-12-31T23:59:59.999")
+    };
 
     @Test
     void comparesEveryKindOfColumnWithItsLiteral() {
@@ -75,8 +77,7 @@ class FilterExpressionTest {
                 .hasMessageContaining("expected AND, OR or the end");
         assertThatThrownBy(() -> FilterExpression.parse("status = NULL"))
                 .hasMessageContaining("write 'column IS NULL'");
-        assertThatThrownBy(() -> FilterExpression.parse("status = 'open"))
-                .hasMessageContaining("closing quote");
+        assertThatThrownBy(() -> FilterExpression.parse("status = 'open")).hasMessageContaining("closing quote");
     }
 
     @Test

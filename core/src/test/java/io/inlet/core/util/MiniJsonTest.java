@@ -13,7 +13,8 @@ class MiniJsonTest {
     @Test
     void parsesRegistryAnswers() {
         Object o = MiniJson.parse("{\"subject\":\"t-value\",\"version\":3,\"id\":42,"
-                + "\"schema\":\"{\\\"type\\\":\\\"record\\\",\\\"name\\\":\\\"\\u00fc\\\"}\",\"references\":[],\"x\":null,\"b\":true,\"d\":-1.5e2}");
+                + "\"schema\":\"{\\\"type\\\":\\\"record\\\",\\\"name\\\":\\\"\\u00fc\\\"}\","
+                + "\"references\":[],\"x\":null,\"b\":true,\"d\":-1.5e2}");
         Map<?, ?> m = (Map<?, ?>) o;
         assertThat(m.get("id")).isEqualTo(42L);
         assertThat(m.get("schema")).isEqualTo("{\"type\":\"record\",\"name\":\"ü\"}");
@@ -34,7 +35,11 @@ class MiniJsonTest {
     @Test
     void quotesWhatItParsesBack() {
         String text = "{\"type\": \"record\"}\\ tab\t line\n ctl\u0001 ü 😀";
-        assertThat(MiniJson.quote(text)).startsWith("\"").endsWith("\"").doesNotContain("\n").doesNotContain("\t");
+        assertThat(MiniJson.quote(text))
+                .startsWith("\"")
+                .endsWith("\"")
+                .doesNotContain("\n")
+                .doesNotContain("\t");
         assertThat(MiniJson.parse(MiniJson.quote(text))).isEqualTo(text);
     }
 }

@@ -24,17 +24,23 @@ import java.util.TreeMap;
  *
  * <table>
  *   <caption>Settings</caption>
- *   <tr><td>{@code source.type}, {@code source.<option>}</td><td>the source, e.g. {@code mysql-cdc} with {@code source.hostname}</td></tr>
- *   <tr><td>{@code transform.<n>.type}, {@code transform.<n>.<option>}</td><td>transforms, applied in the order of {@code n}</td></tr>
- *   <tr><td>{@code sink.type}, {@code sink.<option>}</td><td>the sink, e.g. {@code iceberg} with {@code sink.warehouse}</td></tr>
+ *   <tr><td>{@code source.type}, {@code source.<option>}</td><td>the source, e.g. {@code mysql-cdc} with {@code
+ *   source.hostname}</td></tr>
+ *   <tr><td>{@code transform.<n>.type}, {@code transform.<n>.<option>}</td><td>transforms, applied in the order of
+ *   {@code n}</td></tr>
+ *   <tr><td>{@code sink.type}, {@code sink.<option>}</td><td>the sink, e.g. {@code iceberg} with {@code
+ *   sink.warehouse}</td></tr>
  *   <tr><td>{@code pipeline.name}</td><td>the job name</td></tr>
- *   <tr><td>{@code pipeline.checkpoint-interval}</td><td>e.g. {@code 30 s}; without it the runtime's setting, or Inlet's default when checkpointing is off</td></tr>
+ *   <tr><td>{@code pipeline.checkpoint-interval}</td><td>e.g. {@code 30 s}; without it the runtime's setting, or
+ *   Inlet's default when checkpointing is off</td></tr>
  *   <tr><td>{@code pipeline.parallelism}</td><td>the job's default parallelism</td></tr>
- *   <tr><td>{@code pipeline.dry-run} or {@code --dry-run}</td><td>validate, print the plan and exit: nothing is created</td></tr>
+ *   <tr><td>{@code pipeline.dry-run} or {@code --dry-run}</td><td>validate, print the plan and exit: nothing is
+ *   created</td></tr>
  *   <tr><td>{@code flink.<key>}</td><td>any Flink configuration key, for runtimes without a configuration file (plain
  *       {@code java}, a managed service): {@code flink.state.checkpoints.dir}, {@code
  *       flink.execution.checkpointing.externalized-checkpoint-retention}, {@code flink.state.backend.type}, {@code
- *       flink.restart-strategy.type}, {@code flink.execution.savepoint.path} to resume from a retained checkpoint</td></tr>
+ *       flink.restart-strategy.type}, {@code flink.execution.savepoint.path} to resume from a retained
+ *       checkpoint</td></tr>
  * </table>
  *
  * <pre>{@code
@@ -81,7 +87,11 @@ public final class InletJob {
             System.out.print(plan);
             return;
         }
-        LOG.info("Inlet job '{}' writes {} table(s): {}", pipeline.jobName(), pipeline.sinkTables().size(), pipeline.sinkTables());
+        LOG.info(
+                "Inlet job '{}' writes {} table(s): {}",
+                pipeline.jobName(),
+                pipeline.sinkTables().size(),
+                pipeline.sinkTables());
         pipeline.execute();
     }
 
@@ -110,7 +120,8 @@ public final class InletJob {
      * The pipeline the settings describe, on the given environment, not yet built; {@code
      * otherPrefixes} are setting prefixes the calling job reads itself.
      */
-    public static Pipeline.Builder pipeline(JobSettings settings, StreamExecutionEnvironment env, Set<String> otherPrefixes) {
+    public static Pipeline.Builder pipeline(
+            JobSettings settings, StreamExecutionEnvironment env, Set<String> otherPrefixes) {
         checkKeys(settings, otherPrefixes);
         Map<String, String> source = new LinkedHashMap<>(settings.withPrefix("source."));
         Map<String, String> sink = new LinkedHashMap<>(settings.withPrefix("sink."));
@@ -119,7 +130,8 @@ public final class InletJob {
         String sinkType = sink.remove("type");
         List<String> problems = new ArrayList<>();
         if (sourceType == null) {
-            problems.add("Setting 'source.type' is missing: name the source, e.g. --source.type mysql-cdc or debezium-kafka.");
+            problems.add("Setting 'source.type' is missing: name the source, e.g. --source.type mysql-cdc or"
+                    + " debezium-kafka.");
         }
         if (sinkType == null) {
             problems.add("Setting 'sink.type' is missing: name the sink, e.g. --sink.type iceberg or hudi.");
@@ -133,7 +145,8 @@ public final class InletJob {
             try {
                 env.setParallelism(Integer.parseInt(parallelism.trim()));
             } catch (IllegalArgumentException e) {
-                throw new InletValidationException("Setting 'pipeline.parallelism' = '" + parallelism + "' is not a positive number.");
+                throw new InletValidationException(
+                        "Setting 'pipeline.parallelism' = '" + parallelism + "' is not a positive number.");
             }
         }
         Pipeline.Builder builder = Pipeline.builder()
@@ -150,7 +163,10 @@ public final class InletJob {
         } else if (!env.getCheckpointConfig().isCheckpointingEnabled()) {
             // The sinks commit on checkpoints: a runtime without a checkpoint interval gets Inlet's default.
             java.time.Duration d = io.inlet.core.CoreOptions.DEFAULT_CHECKPOINT_INTERVAL.defaultValue();
-            LOG.info("Checkpointing is off in the runtime's configuration; checkpointing every {} (set pipeline.checkpoint-interval to choose).", d);
+            LOG.info(
+                    "Checkpointing is off in the runtime's configuration; checkpointing every {}"
+                            + " (set pipeline.checkpoint-interval to choose).",
+                    d);
             builder.checkpointInterval(d);
         }
         builder.source(sourceType, source);
@@ -158,8 +174,8 @@ public final class InletJob {
             Map<String, String> options = new LinkedHashMap<>(t.getValue());
             String type = options.remove("type");
             if (type == null) {
-                throw new InletValidationException("Setting 'transform." + t.getKey() + ".type' is missing: name the transform"
-                        + " (filter, projection, route or metadata).");
+                throw new InletValidationException("Setting 'transform." + t.getKey()
+                        + ".type' is missing: name the transform" + " (filter, projection, route or metadata).");
             }
             builder.transform(type, options);
         }
@@ -185,8 +201,12 @@ public final class InletJob {
     private static void checkKeys(JobSettings settings, Set<String> otherPrefixes) {
         List<String> unknown = new ArrayList<>();
         for (String key : settings.asMap().keySet()) {
-            boolean known = key.startsWith("source.") || key.startsWith("sink.") || key.startsWith("transform.")
-                    || key.startsWith(FLINK_PREFIX) || PIPELINE_KEYS.contains(key) || otherPrefixes.stream().anyMatch(key::startsWith);
+            boolean known = key.startsWith("source.")
+                    || key.startsWith("sink.")
+                    || key.startsWith("transform.")
+                    || key.startsWith(FLINK_PREFIX)
+                    || PIPELINE_KEYS.contains(key)
+                    || otherPrefixes.stream().anyMatch(key::startsWith);
             if (!known) {
                 unknown.add(key);
             }
@@ -195,7 +215,8 @@ public final class InletJob {
             List<String> prefixes = new ArrayList<>(List.of("source.*", "transform.<n>.*", "sink.*", "flink.*"));
             prefixes.addAll(PIPELINE_KEYS);
             otherPrefixes.forEach(p -> prefixes.add(p + "*"));
-            throw new InletValidationException("Unknown setting(s) " + unknown + "; the settings of this job are " + prefixes + ".");
+            throw new InletValidationException(
+                    "Unknown setting(s) " + unknown + "; the settings of this job are " + prefixes + ".");
         }
     }
 }

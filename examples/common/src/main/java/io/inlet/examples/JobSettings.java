@@ -98,13 +98,14 @@ public final class JobSettings {
                 } else if (i + 1 < args.length && !args[i + 1].startsWith("--")) {
                     out.put(key, args[++i]);
                 } else {
-                    throw new InletValidationException("Program argument --" + key + " has no value; pass --" + key + " <value> or --"
-                            + key + "=<value>.");
+                    throw new InletValidationException("Program argument --" + key + " has no value; pass --" + key
+                            + " <value> or --" + key + "=<value>.");
                 }
             } else if (a.indexOf('=') > 0) {
                 out.put(a.substring(0, a.indexOf('=')), a.substring(a.indexOf('=') + 1));
             } else {
-                throw new InletValidationException("Program argument '" + a + "' is not a setting; pass --key value, --key=value or key=value.");
+                throw new InletValidationException(
+                        "Program argument '" + a + "' is not a setting; pass --key value, --key=value or key=value.");
             }
         }
         return out;
@@ -116,9 +117,11 @@ public final class JobSettings {
         try {
             parsed = MiniJson.parse(Files.readString(file, StandardCharsets.UTF_8));
         } catch (IOException e) {
-            throw new InletValidationException("Cannot read the application properties " + file + ": " + e.getMessage(), e);
+            throw new InletValidationException(
+                    "Cannot read the application properties " + file + ": " + e.getMessage(), e);
         } catch (IllegalArgumentException e) {
-            throw new InletValidationException("The application properties " + file + " are not valid JSON: " + e.getMessage(), e);
+            throw new InletValidationException(
+                    "The application properties " + file + " are not valid JSON: " + e.getMessage(), e);
         }
         if (!(parsed instanceof List)) {
             throw new InletValidationException("The application properties " + file
@@ -143,7 +146,8 @@ public final class JobSettings {
         try (InputStream in = Files.newInputStream(file)) {
             p.load(in);
         } catch (IOException e) {
-            throw new InletValidationException("Cannot read the properties file " + file + " (--config): " + e.getMessage(), e);
+            throw new InletValidationException(
+                    "Cannot read the properties file " + file + " (--config): " + e.getMessage(), e);
         }
         Map<String, String> out = new LinkedHashMap<>();
         p.stringPropertyNames().forEach(k -> out.put(k, p.getProperty(k)));
@@ -156,8 +160,9 @@ public final class JobSettings {
         while (m.find()) {
             String v = env.apply(m.group(1));
             if (v == null) {
-                throw new InletValidationException("Setting '" + key + "' refers to the environment variable " + m.group(1)
-                        + ", which is not set; set it for the Flink processes or give the value directly.");
+                throw new InletValidationException(
+                        "Setting '" + key + "' refers to the environment variable " + m.group(1)
+                                + ", which is not set; set it for the Flink processes or give the value directly.");
             }
             m.appendReplacement(sb, Matcher.quoteReplacement(v));
         }
@@ -215,6 +220,7 @@ public final class JobSettings {
     /** The keys only: values may be secrets. */
     @Override
     public String toString() {
-        return "JobSettings" + values.keySet() + " from " + (origins.isEmpty() ? "defaults" : String.join(", ", origins));
+        return "JobSettings" + values.keySet() + " from "
+                + (origins.isEmpty() ? "defaults" : String.join(", ", origins));
     }
 }

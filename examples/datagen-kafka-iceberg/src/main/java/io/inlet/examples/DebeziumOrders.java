@@ -94,7 +94,11 @@ public final class DebeziumOrders implements Serializable {
 
     /** The key schema Debezium registers for the topic ({@code <topic>-key}). */
     public static Schema keySchema(String topic) {
-        return SchemaBuilder.record("Key").namespace(topic).fields().requiredLong("id").endRecord();
+        return SchemaBuilder.record("Key")
+                .namespace(topic)
+                .fields()
+                .requiredLong("id")
+                .endRecord();
     }
 
     /** The value (envelope) schema Debezium registers for the topic ({@code <topic>-value}). */
@@ -104,21 +108,43 @@ public final class DebeziumOrders implements Serializable {
         amount.addProp("connect.parameters", Map.of("scale", "2", "connect.decimal.precision", "10"));
         Schema timestamp = Schema.create(Schema.Type.LONG);
         timestamp.addProp("connect.name", "io.debezium.time.Timestamp");
-        Schema row = SchemaBuilder.record("Value").namespace(topic).fields()
+        Schema row = SchemaBuilder.record("Value")
+                .namespace(topic)
+                .fields()
                 .requiredLong("id")
                 .requiredString("customer")
-                .name("amount").type(amount).noDefault()
+                .name("amount")
+                .type(amount)
+                .noDefault()
                 .requiredString("status")
-                .name("updated_at").type(timestamp).noDefault()
+                .name("updated_at")
+                .type(timestamp)
+                .noDefault()
                 .endRecord();
-        Schema source = SchemaBuilder.record("Source").namespace("io.debezium.connector.mysql").fields()
-                .requiredString("version").requiredString("connector").requiredString("name").requiredLong("ts_ms")
-                .requiredString("db").optionalString("table")
+        Schema source = SchemaBuilder.record("Source")
+                .namespace("io.debezium.connector.mysql")
+                .fields()
+                .requiredString("version")
+                .requiredString("connector")
+                .requiredString("name")
+                .requiredLong("ts_ms")
+                .requiredString("db")
+                .optionalString("table")
                 .endRecord();
-        return SchemaBuilder.record("Envelope").namespace(topic).fields()
-                .name("before").type().optional().type(row)
-                .name("after").type().optional().type(row)
-                .name("source").type(source).noDefault()
+        return SchemaBuilder.record("Envelope")
+                .namespace(topic)
+                .fields()
+                .name("before")
+                .type()
+                .optional()
+                .type(row)
+                .name("after")
+                .type()
+                .optional()
+                .type(row)
+                .name("source")
+                .type(source)
+                .noDefault()
                 .requiredString("op")
                 .optionalLong("ts_ms")
                 .endRecord();
@@ -206,7 +232,8 @@ public final class DebeziumOrders implements Serializable {
             return new byte[][] {keyBytes, null};
         }
         Schema row = valueSchema.getField("after").schema().getTypes().get(1);
-        GenericRecord source = new GenericData.Record(valueSchema.getField("source").schema());
+        GenericRecord source =
+                new GenericData.Record(valueSchema.getField("source").schema());
         source.put("version", "1.9.7.Final");
         source.put("connector", "mysql");
         source.put("name", topic.substring(0, topic.indexOf('.') > 0 ? topic.indexOf('.') : topic.length()));
@@ -222,7 +249,9 @@ public final class DebeziumOrders implements Serializable {
         return new byte[][] {keyBytes, wire(valueSchemaId, valueWriter, envelope)};
     }
 
-    /** An order as an Avro record of a row schema with the orders columns (id, customer, amount, status, updated_at). */
+    /**
+     * An order as an Avro record of a row schema with the orders columns (id, customer, amount, status, updated_at).
+     */
     public static GenericRecord record(Schema schema, Order o) {
         GenericRecord r = new GenericData.Record(schema);
         r.put("id", o.id);

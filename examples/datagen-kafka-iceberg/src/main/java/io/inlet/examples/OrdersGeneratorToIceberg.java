@@ -60,23 +60,27 @@ public final class OrdersGeneratorToIceberg {
     private OrdersGeneratorToIceberg() {}
 
     public static void main(String[] args) throws Exception {
-        JobSettings settings = JobSettings.of(args, Map.of(
-                "source.type", "debezium-kafka",
-                "sink.type", "iceberg",
-                "pipeline.name", "inlet: generated orders via kafka to iceberg",
-                "generator.topic", "inlet.shop.orders",
-                "generator.partitions", "1",
-                "generator.rows", String.valueOf(Long.MAX_VALUE),
-                "generator.rows-per-second", "1000",
-                "source.scan.startup.mode", "earliest-offset",
-                "source.properties.group.id", "inlet-orders-generator"));
+        JobSettings settings = JobSettings.of(
+                args,
+                Map.of(
+                        "source.type", "debezium-kafka",
+                        "sink.type", "iceberg",
+                        "pipeline.name", "inlet: generated orders via kafka to iceberg",
+                        "generator.topic", "inlet.shop.orders",
+                        "generator.partitions", "1",
+                        "generator.rows", String.valueOf(Long.MAX_VALUE),
+                        "generator.rows-per-second", "1000",
+                        "source.scan.startup.mode", "earliest-offset",
+                        "source.properties.group.id", "inlet-orders-generator"));
         String topic = settings.get("generator.topic");
         if (settings.get("source.topic") == null && settings.get("source.topic-pattern") == null) {
             settings = settings.withDefaults(Map.of("source.topic", topic));
         }
         Configuration source = Configuration.fromMap(settings.withPrefix("source."));
-        String bootstrap = source.getOptional(DebeziumKafkaOptions.BOOTSTRAP_SERVERS).orElseThrow(() -> new InletValidationException(
-                "Setting 'source.properties.bootstrap.servers' is missing: the Kafka cluster the generator writes to and the source reads."));
+        String bootstrap = source.getOptional(DebeziumKafkaOptions.BOOTSTRAP_SERVERS)
+                .orElseThrow(() -> new InletValidationException(
+                        "Setting 'source.properties.bootstrap.servers' is missing: the Kafka" + " cluster the"
+                                + " generator writes to and the source reads."));
         Properties kafka = new Properties();
         settings.withPrefix("source.properties.").forEach(kafka::setProperty);
 
@@ -86,20 +90,32 @@ public final class OrdersGeneratorToIceberg {
         StreamExecutionEnvironment env = InletJob.environment(settings);
         long rows = Long.parseLong(settings.get("generator.rows"));
         double rate = Double.parseDouble(settings.get("generator.rows-per-second"));
-        DataGeneratorSource<Tuple2<byte[], byte[]>> generator = new DataGeneratorSource<>(
-                new Encode(encoder), rows, RateLimiterStrategy.perSecond(rate), RECORD_TYPE);
+        DataGeneratorSource<Tuple2<byte[], byte[]>> generator =
+                new DataGeneratorSource<>(new Encode(encoder), rows, RateLimiterStrategy.perSecond(rate), RECORD_TYPE);
         KafkaSink<Tuple2<byte[], byte[]>> toKafka = KafkaSink.<Tuple2<byte[], byte[]>>builder()
                 .setBootstrapServers(bootstrap)
                 .setKafkaProducerConfig(kafka)
                 .setRecordSerializer(new ToRecord(topic))
                 .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE) // as Debezium delivers; the Iceberg sink upserts
                 .build();
-        env.fromSource(generator, WatermarkStrategy.noWatermarks(), "Generate orders").uid("generator-source").setParallelism(1)
-                .sinkTo(toKafka).name("Orders to Kafka").uid("generator-kafka-sink").setParallelism(1);
+        env.fromSource(generator, WatermarkStrategy.noWatermarks(), "Generate orders")
+                .uid("generator-source")
+                .setParallelism(1)
+                .sinkTo(toKafka)
+                .name("Orders to Kafka")
+                .uid("generator-kafka-sink")
+                .setParallelism(1);
 
-        Pipeline pipeline = InletJob.pipeline(settings, env, Set.of("generator.")).build();
-        LOG.info("Generating {} change events of {} at {}/s into {}; '{}' writes {}", rows == Long.MAX_VALUE ? "unbounded" : rows,
-                "shop.orders", rate, topic, pipeline.jobName(), pipeline.sinkTables());
+        Pipeline pipeline =
+                InletJob.pipeline(settings, env, Set.of("generator.")).build();
+        LOG.info(
+                "Generating {} change events of {} at {}/s into {}; '{}' writes {}",
+                rows == Long.MAX_VALUE ? "unbounded" : rows,
+                "shop.orders",
+                rate,
+                topic,
+                pipeline.jobName(),
+                pipeline.sinkTables());
         pipeline.execute();
     }
 
@@ -112,7 +128,9 @@ public final class OrdersGeneratorToIceberg {
                 return;
             }
             try {
-                admin.createTopics(List.of(new NewTopic(topic, Optional.of(partitions), Optional.empty()))).all().get(60, TimeUnit.SECONDS);
+                admin.createTopics(List.of(new NewTopic(topic, Optional.of(partitions), Optional.empty())))
+                        .all()
+                        .get(60, TimeUnit.SECONDS);
                 LOG.info("Created topic {} with {} partition(s).", topic, partitions);
             } catch (ExecutionException e) {
                 if (!(e.getCause() instanceof TopicExistsException)) {
@@ -157,7 +175,8 @@ public final class OrdersGeneratorToIceberg {
         }
 
         @Override
-        public ProducerRecord<byte[], byte[]> serialize(Tuple2<byte[], byte[]> kv, KafkaSinkContext context, Long timestamp) {
+        public ProducerRecord<byte[], byte[]> serialize(
+                Tuple2<byte[], byte[]> kv, KafkaSinkContext context, Long timestamp) {
             return new ProducerRecord<>(topic, kv.f0, kv.f1.length == 0 ? null : kv.f1);
         }
     }

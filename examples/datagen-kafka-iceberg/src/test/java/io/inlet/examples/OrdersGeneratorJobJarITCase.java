@@ -42,34 +42,58 @@ class OrdersGeneratorJobJarITCase {
     @Test
     void holdsGeneratorKafkaAndIcebergAndNothingOfFlinkOrPlainHadoop() {
         JobJar jar = JobJar.ofThisModule();
-        assertThat(jar.deployabilityProblems("io.inlet.examples.OrdersGeneratorToIceberg")).isEmpty();
+        assertThat(jar.deployabilityProblems("io.inlet.examples.OrdersGeneratorToIceberg"))
+                .isEmpty();
         assertThat(jar.icebergCatalogProblems()).isEmpty();
-        assertThat(jar.services("io.inlet.core.spi.ChangeSourceFactory")).contains("io.inlet.source.kafka.DebeziumKafkaSourceFactory");
-        assertThat(jar.services("io.inlet.core.spi.ChangeSinkFactory")).contains("io.inlet.sink.iceberg.IcebergSinkFactory");
-        assertThat(jar.has("org/apache/flink/connector/datagen/source/DataGeneratorSource.class")).isTrue();
-        assertThat(jar.has("org/apache/flink/connector/kafka/sink/KafkaSink.class")).isTrue();
+        assertThat(jar.services("io.inlet.core.spi.ChangeSourceFactory"))
+                .contains("io.inlet.source.kafka.DebeziumKafkaSourceFactory");
+        assertThat(jar.services("io.inlet.core.spi.ChangeSinkFactory"))
+                .contains("io.inlet.sink.iceberg.IcebergSinkFactory");
+        assertThat(jar.has("org/apache/flink/connector/datagen/source/DataGeneratorSource.class"))
+                .isTrue();
+        assertThat(jar.has("org/apache/flink/connector/kafka/sink/KafkaSink.class"))
+                .isTrue();
         assertThat(jar.has("org/apache/iceberg/aws/glue/GlueCatalog.class")).isTrue();
     }
 
     @Test
-    void generatedChangesReachIcebergThroughKafkaOnAFlinkWithoutHadoop(KafkaBroker kafka, SchemaRegistry registry, @TempDir Path work)
-            throws Exception {
+    void generatedChangesReachIcebergThroughKafkaOnAFlinkWithoutHadoop(
+            KafkaBroker kafka, SchemaRegistry registry, @TempDir Path work) throws Exception {
         String topic = TestNames.unique("gen") + ".shop.orders";
         Path warehouse = work.resolve("warehouse");
-        List<String> expected = DebeziumOrders.finalState(EVENTS).values().stream().map(OrdersGeneratorJobJarITCase::row)
-                .sorted().collect(Collectors.toList());
-        try (FlinkDistribution.Run run = FlinkDistribution.run(JobJar.ofThisModule().path(), Map.of(),
-                "--generator.topic", topic, "--generator.rows", String.valueOf(EVENTS), "--generator.rows-per-second", "2000",
-                "--source.properties.bootstrap.servers", kafka.bootstrapServers(),
-                "--source.debezium-avro-confluent.url", registry.ccompatUrl(),
-                "--sink.warehouse", warehouse.toUri().toString(),
-                "--pipeline.checkpoint-interval", "1 s", "--pipeline.parallelism", "2");
-                HadoopCatalog catalog = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toUri().toString())) {
+        List<String> expected = DebeziumOrders.finalState(EVENTS).values().stream()
+                .map(OrdersGeneratorJobJarITCase::row)
+                .sorted()
+                .collect(Collectors.toList());
+        try (FlinkDistribution.Run run = FlinkDistribution.run(
+                        JobJar.ofThisModule().path(),
+                        Map.of(),
+                        "--generator.topic",
+                        topic,
+                        "--generator.rows",
+                        String.valueOf(EVENTS),
+                        "--generator.rows-per-second",
+                        "2000",
+                        "--source.properties.bootstrap.servers",
+                        kafka.bootstrapServers(),
+                        "--source.debezium-avro-confluent.url",
+                        registry.ccompatUrl(),
+                        "--sink.warehouse",
+                        warehouse.toUri().toString(),
+                        "--pipeline.checkpoint-interval",
+                        "1 s",
+                        "--pipeline.parallelism",
+                        "2");
+                HadoopCatalog catalog = new HadoopCatalog(
+                        new org.apache.hadoop.conf.Configuration(false),
+                        warehouse.toUri().toString())) {
             TableIdentifier id = TableIdentifier.of("shop", "orders");
             List<String> actual = List.of();
             long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
             while (System.nanoTime() < deadline) {
-                assertThat(run.running()).as("flink run is still running. %s", run.describe()).isTrue();
+                assertThat(run.running())
+                        .as("flink run is still running. %s", run.describe())
+                        .isTrue();
                 if (catalog.tableExists(id)) {
                     actual = rows(catalog, id);
                     if (actual.equals(expected)) {
@@ -78,7 +102,9 @@ class OrdersGeneratorJobJarITCase {
                 }
                 Thread.sleep(500); // polling for the next checkpoint's commit; the assertion below decides
             }
-            assertThat(actual).as("Iceberg table shop.orders. %s", run.describe()).isEqualTo(expected);
+            assertThat(actual)
+                    .as("Iceberg table shop.orders. %s", run.describe())
+                    .isEqualTo(expected);
             assertThat(run.output())
                     .contains("No Hadoop Dependency available")
                     .contains("write-mode auto chose upsert (the source may deliver a change more than once)")
@@ -93,10 +119,12 @@ class OrdersGeneratorJobJarITCase {
 
     private static List<String> rows(HadoopCatalog catalog, TableIdentifier id) throws Exception {
         List<String> rows = new ArrayList<>();
-        try (CloseableIterable<Record> records = IcebergGenerics.read(catalog.loadTable(id)).build()) {
+        try (CloseableIterable<Record> records =
+                IcebergGenerics.read(catalog.loadTable(id)).build()) {
             for (Record r : records) {
-                rows.add(r.getField("id") + "|" + r.getField("customer") + "|" + ((BigDecimal) r.getField("amount")).toPlainString() + "|"
-                        + r.getField("status") + "|" + r.getField("updated_at"));
+                rows.add(r.getField("id") + "|" + r.getField("customer") + "|"
+                        + ((BigDecimal) r.getField("amount")).toPlainString() + "|" + r.getField("status") + "|"
+                        + r.getField("updated_at"));
             }
         }
         rows.sort(null);

@@ -43,8 +43,9 @@ public final class IcebergApis {
     private IcebergApis() {}
 
     public static void main(String[] args) throws Exception {
-        JobSettings settings = JobSettings.of(args, Map.of("catalog.catalog-type", "hadoop", "sql.catalog-type", "inlet-iceberg",
-                "database", "shop"));
+        JobSettings settings = JobSettings.of(
+                args,
+                Map.of("catalog.catalog-type", "hadoop", "sql.catalog-type", "inlet-iceberg", "database", "shop"));
         Map<String, String> catalog = new LinkedHashMap<>(settings.withPrefix("catalog."));
         settings.required("catalog.warehouse", "the Iceberg warehouse, e.g. hdfs://namenode:8020/warehouse");
         String db = settings.get("database");
@@ -53,28 +54,50 @@ public final class IcebergApis {
         TableEnvironment tEnv = TableEnvironment.create(EnvironmentSettings.inBatchMode());
         tEnv.executeSql("CREATE CATALOG lake WITH (" + withClause(settings.get("sql.catalog-type"), catalog) + ")");
         tEnv.executeSql("CREATE DATABASE IF NOT EXISTS lake.`" + db + "`");
-        tEnv.executeSql("CREATE TABLE IF NOT EXISTS lake.`" + db + "`.orders (id BIGINT, customer STRING, amount DECIMAL(10, 2),"
+        tEnv.executeSql("CREATE TABLE IF NOT EXISTS lake.`" + db
+                + "`.orders (id BIGINT, customer STRING, amount DECIMAL(10, 2),"
                 + " PRIMARY KEY (id) NOT ENFORCED) WITH ('format-version' = '2', 'write.upsert.enabled' = 'true')");
-        tEnv.executeSql("INSERT INTO lake.`" + db + "`.orders VALUES (1, 'anna', 19.90), (2, 'bob', 5.00), (3, 'carla', 120.00)").await();
-        tEnv.executeSql("INSERT INTO lake.`" + db + "`.orders VALUES (2, 'bob', 7.50)").await(); // an upsert
-        print("sql", tEnv.executeSql("SELECT id, customer, amount FROM lake.`" + db + "`.orders ORDER BY id").collect());
+        tEnv.executeSql("INSERT INTO lake.`" + db
+                        + "`.orders VALUES (1, 'anna', 19.90), (2, 'bob', 5.00), (3, 'carla', 120.00)")
+                .await();
+        tEnv.executeSql("INSERT INTO lake.`" + db + "`.orders VALUES (2, 'bob', 7.50)")
+                .await(); // an upsert
+        print(
+                "sql",
+                tEnv.executeSql("SELECT id, customer, amount FROM lake.`" + db + "`.orders ORDER BY id")
+                        .collect());
 
         // 2. The Table API.
         tEnv.executeSql("CREATE TABLE IF NOT EXISTS lake.`" + db + "`.big_orders (id BIGINT, customer STRING)");
-        Table big = tEnv.from("lake.`" + db + "`.orders").filter($("amount").isGreater(10)).select($("id"), $("customer"));
+        Table big = tEnv.from("lake.`" + db + "`.orders")
+                .filter($("amount").isGreater(10))
+                .select($("id"), $("customer"));
         big.executeInsert("lake.`" + db + "`.big_orders").await();
-        print("table-api", tEnv.from("lake.`" + db + "`.big_orders").orderBy($("id")).execute().collect());
+        print(
+                "table-api",
+                tEnv.from("lake.`" + db + "`.big_orders")
+                        .orderBy($("id"))
+                        .execute()
+                        .collect());
 
         // 3. The DataStream API, with table loaders that carry their own Hadoop configuration.
-        tEnv.executeSql("CREATE TABLE IF NOT EXISTS lake.`" + db + "`.order_copies (id BIGINT, customer STRING, amount DECIMAL(10, 2))");
+        tEnv.executeSql("CREATE TABLE IF NOT EXISTS lake.`" + db
+                + "`.order_copies (id BIGINT, customer STRING, amount DECIMAL(10, 2))");
         // Streaming mode, with a bounded read: the sink commits when the input ends.
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         TableLoader orders = IcebergCatalogs.tableLoader("lake", catalog, db, "orders");
         TableLoader copies = IcebergCatalogs.tableLoader("lake", catalog, db, "order_copies");
-        DataStream<RowData> rows = FlinkSource.forRowData().env(env).tableLoader(orders).streaming(false).build();
+        DataStream<RowData> rows = FlinkSource.forRowData()
+                .env(env)
+                .tableLoader(orders)
+                .streaming(false)
+                .build();
         FlinkSink.forRowData(rows).tableLoader(copies).append();
         env.execute("inlet example: Iceberg through the DataStream API");
-        print("datastream", tEnv.executeSql("SELECT id, customer, amount FROM lake.`" + db + "`.order_copies ORDER BY id").collect());
+        print(
+                "datastream",
+                tEnv.executeSql("SELECT id, customer, amount FROM lake.`" + db + "`.order_copies ORDER BY id")
+                        .collect());
     }
 
     private static String withClause(String type, Map<String, String> catalog) {
@@ -82,7 +105,8 @@ public final class IcebergApis {
         options.put("type", type);
         options.putAll(catalog);
         return options.entrySet().stream()
-                .map(e -> "'" + e.getKey().replace("'", "''") + "' = '" + e.getValue().replace("'", "''") + "'")
+                .map(e -> "'" + e.getKey().replace("'", "''") + "' = '"
+                        + e.getValue().replace("'", "''") + "'")
                 .collect(Collectors.joining(", "));
     }
 

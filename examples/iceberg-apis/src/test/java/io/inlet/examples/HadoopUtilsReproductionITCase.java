@@ -37,11 +37,17 @@ class HadoopUtilsReproductionITCase {
     void withoutTheShimIcebergsCatalogFactoryFailsWithNoClassDefFoundError(@TempDir Path work) throws Exception {
         JobJar unshaded = JobJar.of(noShimJar());
         // The shim class is in the jar, unrelocated: parent-first loading ignores it.
-        assertThat(unshaded.has("org/apache/flink/runtime/util/HadoopUtils.class")).isTrue();
+        assertThat(unshaded.has("org/apache/flink/runtime/util/HadoopUtils.class"))
+                .isTrue();
         assertThat(unshaded.has("org/apache/hadoop/conf/Configuration.class")).isTrue();
 
-        try (FlinkDistribution.Run run = FlinkDistribution.run(unshaded.path(), Map.of(),
-                "--catalog.warehouse", work.resolve("warehouse").toUri().toString(), "--sql.catalog-type", "iceberg")) {
+        try (FlinkDistribution.Run run = FlinkDistribution.run(
+                unshaded.path(),
+                Map.of(),
+                "--catalog.warehouse",
+                work.resolve("warehouse").toUri().toString(),
+                "--sql.catalog-type",
+                "iceberg")) {
             int exit = run.awaitExit(IcebergApisJobJarITCase.TIMEOUT);
             String output = run.output();
             assertThat(exit).as(run.describe()).isNotZero();
@@ -56,14 +62,15 @@ class HadoopUtilsReproductionITCase {
     @Test
     void withTheRelocatedShimIcebergsOwnCatalogTypeWorks(@TempDir Path work) throws Exception {
         assertThat(IcebergApisJobJarITCase.lines(
-                IcebergApisJobJarITCase.run(JobJar.ofThisModule().path(), work.resolve("warehouse"), "iceberg"), "[sql]"))
+                        IcebergApisJobJarITCase.run(JobJar.ofThisModule().path(), work.resolve("warehouse"), "iceberg"),
+                        "[sql]"))
                 .containsExactlyElementsOf(IcebergApisJobJarITCase.SQL_ROWS);
     }
 
     @Test
     void theInletIcebergCatalogTypeNeedsNoShading(@TempDir Path work) throws Exception {
         assertThat(IcebergApisJobJarITCase.lines(
-                IcebergApisJobJarITCase.run(noShimJar(), work.resolve("warehouse"), "inlet-iceberg"), "[sql]"))
+                        IcebergApisJobJarITCase.run(noShimJar(), work.resolve("warehouse"), "inlet-iceberg"), "[sql]"))
                 .containsExactlyElementsOf(IcebergApisJobJarITCase.SQL_ROWS);
     }
 }

@@ -25,7 +25,8 @@ class IcebergApisJobJarITCase {
 
     static final Duration TIMEOUT = Duration.ofMinutes(3);
 
-    static final List<String> SQL_ROWS = List.of("[sql] +I[1, anna, 19.90]", "[sql] +I[2, bob, 7.50]", "[sql] +I[3, carla, 120.00]");
+    static final List<String> SQL_ROWS =
+            List.of("[sql] +I[1, anna, 19.90]", "[sql] +I[2, bob, 7.50]", "[sql] +I[3, carla, 120.00]");
 
     @Test
     void holdsTheCatalogHelpersAndTheRelocatedShimAndNothingOfFlinkOrPlainHadoop() {
@@ -42,18 +43,32 @@ class IcebergApisJobJarITCase {
         assertThat(lines(out, "[sql]")).containsExactlyElementsOf(SQL_ROWS);
         assertThat(lines(out, "[table-api]")).containsExactly("[table-api] +I[1, anna]", "[table-api] +I[3, carla]");
         assertThat(lines(out, "[datastream]"))
-                .containsExactly("[datastream] +I[1, anna, 19.90]", "[datastream] +I[2, bob, 7.50]", "[datastream] +I[3, carla, 120.00]");
-        try (HadoopCatalog catalog = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toUri().toString())) {
-            assertThat(catalog.listTables(org.apache.iceberg.catalog.Namespace.of("shop"))).extracting(TableIdentifier::name)
+                .containsExactly(
+                        "[datastream] +I[1, anna, 19.90]",
+                        "[datastream] +I[2, bob, 7.50]",
+                        "[datastream] +I[3, carla, 120.00]");
+        try (HadoopCatalog catalog = new HadoopCatalog(
+                new org.apache.hadoop.conf.Configuration(false),
+                warehouse.toUri().toString())) {
+            assertThat(catalog.listTables(org.apache.iceberg.catalog.Namespace.of("shop")))
+                    .extracting(TableIdentifier::name)
                     .containsExactlyInAnyOrder("orders", "big_orders", "order_copies");
-            assertThat(catalog.loadTable(TableIdentifier.of("shop", "orders")).schema().identifierFieldNames()).containsExactly("id");
+            assertThat(catalog.loadTable(TableIdentifier.of("shop", "orders"))
+                            .schema()
+                            .identifierFieldNames())
+                    .containsExactly("id");
         }
     }
 
     /** Runs the jar to its end; returns its output's lines. */
     static List<String> run(Path jar, Path warehouse, String sqlCatalogType) throws Exception {
-        try (FlinkDistribution.Run run = FlinkDistribution.run(jar, Map.of(),
-                "--catalog.warehouse", warehouse.toUri().toString(), "--sql.catalog-type", sqlCatalogType)) {
+        try (FlinkDistribution.Run run = FlinkDistribution.run(
+                jar,
+                Map.of(),
+                "--catalog.warehouse",
+                warehouse.toUri().toString(),
+                "--sql.catalog-type",
+                sqlCatalogType)) {
             int exit = run.awaitExit(TIMEOUT);
             String output = run.output();
             assertThat(exit).as("exit code of flink run. %s", run.describe()).isZero();

@@ -20,6 +20,14 @@ public final class DebeziumKafkaToHudi {
     private DebeziumKafkaToHudi() {}
 
     public static void main(String[] args) throws Exception {
-        InletJob.run(args, Map.of("source.type", "debezium-kafka", "sink.type", "hudi", "pipeline.name", "inlet: debezium-kafka to hudi"));
+        InletJob.run(
+                args,
+                Map.of(
+                        "source.type",
+                        "debezium-kafka",
+                        "sink.type",
+                        "hudi",
+                        "pipeline.name",
+                        "inlet: debezium-kafka to hudi"));
     }
 }

@@ -47,54 +47,81 @@ class DebeziumKafkaToHudiJobJarITCase {
     @Test
     void holdsKafkaHudiAndTheRelocatedShimAndNothingOfFlinkOrPlainHadoop() {
         JobJar jar = JobJar.ofThisModule();
-        assertThat(jar.deployabilityProblems("io.inlet.examples.DebeziumKafkaToHudi")).isEmpty();
-        assertThat(jar.services("io.inlet.core.spi.ChangeSourceFactory")).contains("io.inlet.source.kafka.DebeziumKafkaSourceFactory");
+        assertThat(jar.deployabilityProblems("io.inlet.examples.DebeziumKafkaToHudi"))
+                .isEmpty();
+        assertThat(jar.services("io.inlet.core.spi.ChangeSourceFactory"))
+                .contains("io.inlet.source.kafka.DebeziumKafkaSourceFactory");
         assertThat(jar.services("io.inlet.core.spi.ChangeSinkFactory")).contains("io.inlet.sink.hudi.HudiSinkFactory");
         // Hudi's own table factory, merged with the Kafka connector's.
         assertThat(jar.services("org.apache.flink.table.factories.Factory"))
-                .contains("org.apache.hudi.table.HoodieTableFactory", "org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicTableFactory")
+                .contains(
+                        "org.apache.hudi.table.HoodieTableFactory",
+                        "org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicTableFactory")
                 .doesNotContain("io.inlet.shim.InletIcebergCatalogFactory");
         assertThat(jar.has("org/apache/hudi/sink/StreamWriteFunction.class")).isTrue();
         assertThat(jar.entriesUnder("org/apache/iceberg/")).isEmpty();
     }
 
     @Test
-    void debeziumChangesReachHudiOnAFlinkWithoutHadoop(KafkaBroker kafka, SchemaRegistry registry, @TempDir Path work) throws Exception {
+    void debeziumChangesReachHudiOnAFlinkWithoutHadoop(KafkaBroker kafka, SchemaRegistry registry, @TempDir Path work)
+            throws Exception {
         String topic = TestNames.unique("dbz") + ".shop.orders";
         kafka.createTopics(2, topic);
         produce(kafka, registry, topic);
         Path lake = work.resolve("lake");
 
-        try (FlinkDistribution.Run run = FlinkDistribution.run(JobJar.ofThisModule().path(), Map.of(),
-                "--source.properties.bootstrap.servers", kafka.bootstrapServers(),
-                "--source.topic", topic,
-                "--source.debezium-avro-confluent.url", registry.ccompatUrl(),
-                "--source.scan.startup.mode", "earliest-offset",
-                "--source.scan.bounded.mode", "latest-offset", // a backfill: the job ends after the last record
-                "--sink.path", lake.toUri().toString(),
-                "--sink.hoodie.embed.timeline.server", "false",
-                "--pipeline.checkpoint-interval", "1 s", "--pipeline.parallelism", "2")) {
+        try (FlinkDistribution.Run run = FlinkDistribution.run(
+                JobJar.ofThisModule().path(),
+                Map.of(),
+                "--source.properties.bootstrap.servers",
+                kafka.bootstrapServers(),
+                "--source.topic",
+                topic,
+                "--source.debezium-avro-confluent.url",
+                registry.ccompatUrl(),
+                "--source.scan.startup.mode",
+                "earliest-offset",
+                "--source.scan.bounded.mode",
+                "latest-offset", // a backfill: the job ends after the last record
+                "--sink.path",
+                lake.toUri().toString(),
+                "--sink.hoodie.embed.timeline.server",
+                "false",
+                "--pipeline.checkpoint-interval",
+                "1 s",
+                "--pipeline.parallelism",
+                "2")) {
             int exit = run.awaitExit(Duration.ofMinutes(3));
             assertThat(exit).as("exit code of flink run. %s", run.describe()).isZero();
             assertThat(run.output()).contains("No Hadoop Dependency available").doesNotContain(" ERROR ");
         }
 
         Path table = lake.resolve("shop").resolve("orders");
-        assertThat(Files.isDirectory(table.resolve(".hoodie"))).as("Hudi table at %s", table).isTrue();
-        List<String> expected = DebeziumOrders.finalState(EVENTS).values().stream().map(o -> o.id + "|" + o.customer + "|"
-                + o.amount.setScale(2).toPlainString() + "|" + o.status + "|" + LocalDateTime.ofInstant(Instant.ofEpochMilli(o.updatedAtMs), ZoneOffset.UTC))
-                .sorted().collect(Collectors.toList());
+        assertThat(Files.isDirectory(table.resolve(".hoodie")))
+                .as("Hudi table at %s", table)
+                .isTrue();
+        List<String> expected = DebeziumOrders.finalState(EVENTS).values().stream()
+                .map(o -> o.id + "|" + o.customer + "|" + o.amount.setScale(2).toPlainString() + "|" + o.status + "|"
+                        + LocalDateTime.ofInstant(Instant.ofEpochMilli(o.updatedAtMs), ZoneOffset.UTC))
+                .sorted()
+                .collect(Collectors.toList());
         assertThat(readHudi(table)).isEqualTo(expected);
     }
 
-    /** Writes the first EVENTS events of DebeziumOrders as Debezium would: schemas registered, keyed records, tombstones. */
+    /**
+     * Writes the first EVENTS events of DebeziumOrders as Debezium would: schemas registered, keyed records,
+     * tombstones.
+     */
     private static void produce(KafkaBroker kafka, SchemaRegistry registry, String topic) throws Exception {
-        int keyId = registry.register(topic + "-key", DebeziumOrders.keySchema(topic).toString());
-        int valueId = registry.register(topic + "-value", DebeziumOrders.valueSchema(topic).toString());
+        int keyId = registry.register(
+                topic + "-key", DebeziumOrders.keySchema(topic).toString());
+        int valueId = registry.register(
+                topic + "-value", DebeziumOrders.valueSchema(topic).toString());
         DebeziumOrders orders = new DebeziumOrders(topic, keyId, valueId);
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (long n = 0; n < EVENTS; n++) {
                 byte[][] kv = orders.encode(n);
                 producer.send(new ProducerRecord<>(topic, kv[0], kv[1]));
@@ -107,13 +134,17 @@ class DebeziumKafkaToHudiJobJarITCase {
     private static List<String> readHudi(Path table) throws Exception {
         TableEnvironment t = TableEnvironment.create(EnvironmentSettings.inBatchMode());
         t.getConfig().set("table.exec.resource.default-parallelism", "1");
-        t.executeSql("CREATE TABLE h (id BIGINT, customer STRING, amount DECIMAL(10, 2), status STRING, updated_at TIMESTAMP(3),"
-                + " _source_position BIGINT, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'hudi', 'path' = '" + table.toUri()
+        t.executeSql("CREATE TABLE h (id BIGINT, customer STRING, amount DECIMAL(10, 2), status"
+                + " STRING, updated_at TIMESTAMP(3),"
+                + " _source_position BIGINT, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' =" + " 'hudi', 'path' = '"
+                + table.toUri()
                 + "', 'table.type' = 'MERGE_ON_READ', 'hoodie.embed.timeline.server' = 'false')");
         List<String> rows = new ArrayList<>();
-        try (CloseableIterator<Row> it = t.executeSql("SELECT id, customer, amount, status, updated_at FROM h").collect()) {
-            it.forEachRemaining(r -> rows.add(r.getField(0) + "|" + r.getField(1) + "|" + ((java.math.BigDecimal) r.getField(2)).toPlainString()
-                    + "|" + r.getField(3) + "|" + r.getField(4)));
+        try (CloseableIterator<Row> it = t.executeSql("SELECT id, customer, amount, status, updated_at FROM h")
+                .collect()) {
+            it.forEachRemaining(r -> rows.add(
+                    r.getField(0) + "|" + r.getField(1) + "|" + ((java.math.BigDecimal) r.getField(2)).toPlainString()
+                            + "|" + r.getField(3) + "|" + r.getField(4)));
         }
         rows.sort(null);
         return rows;

@@ -24,6 +24,14 @@ public final class MySqlToIceberg {
     private MySqlToIceberg() {}
 
     public static void main(String[] args) throws Exception {
-        InletJob.run(args, Map.of("source.type", "mysql-cdc", "sink.type", "iceberg", "pipeline.name", "inlet: mysql-cdc to iceberg"));
+        InletJob.run(
+                args,
+                Map.of(
+                        "source.type",
+                        "mysql-cdc",
+                        "sink.type",
+                        "iceberg",
+                        "pipeline.name",
+                        "inlet: mysql-cdc to iceberg"));
     }
 }

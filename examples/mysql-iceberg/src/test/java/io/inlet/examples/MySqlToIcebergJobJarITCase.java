@@ -42,23 +42,30 @@ class MySqlToIcebergJobJarITCase {
     @Test
     void holdsItsConnectorsAndTheRelocatedShimAndNothingOfFlinkOrPlainHadoop() {
         JobJar jar = JobJar.ofThisModule();
-        assertThat(jar.deployabilityProblems("io.inlet.examples.MySqlToIceberg")).isEmpty();
-        assertThat(jar.services("io.inlet.core.spi.ChangeSourceFactory")).contains("io.inlet.source.mysql.MySqlCdcSourceFactory");
-        assertThat(jar.services("io.inlet.core.spi.ChangeSinkFactory")).contains("io.inlet.sink.iceberg.IcebergSinkFactory");
+        assertThat(jar.deployabilityProblems("io.inlet.examples.MySqlToIceberg"))
+                .isEmpty();
+        assertThat(jar.services("io.inlet.core.spi.ChangeSourceFactory"))
+                .contains("io.inlet.source.mysql.MySqlCdcSourceFactory");
+        assertThat(jar.services("io.inlet.core.spi.ChangeSinkFactory"))
+                .contains("io.inlet.sink.iceberg.IcebergSinkFactory");
         assertThat(jar.services("io.inlet.core.spi.ChangeTransformFactory")).hasSize(4);
         assertThat(jar.icebergCatalogProblems()).isEmpty();
         // Glue through catalog-impl: Iceberg's AWS module and the AWS SDK's Glue and S3 clients.
         assertThat(jar.has("org/apache/iceberg/aws/glue/GlueCatalog.class")).isTrue();
-        assertThat(jar.has("software/amazon/awssdk/services/glue/GlueClient.class")).isTrue();
+        assertThat(jar.has("software/amazon/awssdk/services/glue/GlueClient.class"))
+                .isTrue();
         assertThat(jar.has("org/apache/iceberg/aws/s3/S3FileIO.class")).isTrue();
-        assertThat(jar.has("com/ververica/cdc/connectors/mysql/source/MySqlSource.class")).isTrue();
+        assertThat(jar.has("com/ververica/cdc/connectors/mysql/source/MySqlSource.class"))
+                .isTrue();
     }
 
     @Test
     void mirrorsMySqlIntoIcebergOnAFlinkWithoutHadoop(MariaDbServer mysql, @TempDir Path work) throws Exception {
         String db = mysql.createDatabase();
-        mysql.execute(db,
-                "CREATE TABLE orders (id BIGINT PRIMARY KEY, customer VARCHAR(50) NOT NULL, amount DECIMAL(10,2), note TEXT)",
+        mysql.execute(
+                db,
+                "CREATE TABLE orders (id BIGINT PRIMARY KEY, customer VARCHAR(50) NOT NULL,"
+                        + " amount DECIMAL(10,2), note TEXT)",
                 "CREATE TABLE order_items (order_id BIGINT, line INT, sku VARCHAR(20), PRIMARY KEY (order_id, line))",
                 "INSERT INTO orders VALUES (1, 'anna', 19.90, 'ü 😀'), (2, 'bob', 5.00, NULL), (3, 'carl', -0.50, '')",
                 "INSERT INTO order_items VALUES (1, 1, 'A'), (1, 2, 'B'), (2, 1, 'C')");
@@ -70,18 +77,39 @@ class MySqlToIcebergJobJarITCase {
         // Settings as a managed runtime passes them: property groups in a JSON file; the password stays
         // out of the program arguments.
         Path properties = work.resolve("application_properties.json");
-        Files.writeString(properties, "["
-                + group("source", Map.of("hostname", mysql.host(), "port", String.valueOf(mysql.port()), "username", user,
-                        "password", password, "database-name", db, "table-name", "orders|order_items", "server-id", "5400-5401"))
-                + ", " + group("sink", Map.of("warehouse", warehouse.toUri().toString()))
-                + ", " + group("pipeline", Map.of("checkpoint-interval", "1 s", "parallelism", "2")) + "]");
+        Files.writeString(
+                properties,
+                "["
+                        + group(
+                                "source",
+                                Map.of(
+                                        "hostname",
+                                        mysql.host(),
+                                        "port",
+                                        String.valueOf(mysql.port()),
+                                        "username",
+                                        user,
+                                        "password",
+                                        password,
+                                        "database-name",
+                                        db,
+                                        "table-name",
+                                        "orders|order_items",
+                                        "server-id",
+                                        "5400-5401"))
+                        + ", "
+                        + group("sink", Map.of("warehouse", warehouse.toUri().toString()))
+                        + ", " + group("pipeline", Map.of("checkpoint-interval", "1 s", "parallelism", "2")) + "]");
 
-        try (FlinkDistribution.Run run = FlinkDistribution.run(JobJar.ofThisModule().path(), Map.of(),
-                "--application-properties", properties.toString());
+        try (FlinkDistribution.Run run = FlinkDistribution.run(
+                        JobJar.ofThisModule().path(), Map.of(), "--application-properties", properties.toString());
                 Connection c = mysql.connection(db);
-                HadoopCatalog catalog = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toUri().toString())) {
+                HadoopCatalog catalog = new HadoopCatalog(
+                        new org.apache.hadoop.conf.Configuration(false),
+                        warehouse.toUri().toString())) {
             awaitEqual(run, c, catalog, db);
-            mysql.execute(db,
+            mysql.execute(
+                    db,
                     "UPDATE orders SET amount = amount + 1, note = 'paid' WHERE id = 1",
                     "DELETE FROM orders WHERE id = 2",
                     "INSERT INTO orders VALUES (4, 'dora', 42.00, 'new')",
@@ -90,19 +118,29 @@ class MySqlToIcebergJobJarITCase {
             String output = run.output();
             assertThat(output).as("the runtime has no Hadoop").contains("No Hadoop Dependency available");
             assertThat(output).contains("Inlet job 'inlet: mysql-cdc to iceberg' writes 2 table(s)");
-            assertThat(output).doesNotContain(password).doesNotContain("NoClassDefFoundError: org/apache/hadoop").doesNotContain(" ERROR ");
+            assertThat(output)
+                    .doesNotContain(password)
+                    .doesNotContain("NoClassDefFoundError: org/apache/hadoop")
+                    .doesNotContain(" ERROR ");
         }
 
         // The job is killed (closing the run ends its process) and started again with the same
         // settings, no state: its new snapshot must also remove the rows deleted while it was down.
-        mysql.execute(db, "DELETE FROM orders WHERE id IN (1, 3)", "DELETE FROM order_items WHERE order_id = 2",
+        mysql.execute(
+                db,
+                "DELETE FROM orders WHERE id IN (1, 3)",
+                "DELETE FROM order_items WHERE order_id = 2",
                 "UPDATE orders SET note = 'changed while down' WHERE id = 4");
-        try (FlinkDistribution.Run run = FlinkDistribution.run(JobJar.ofThisModule().path(), Map.of(),
-                "--application-properties", properties.toString());
+        try (FlinkDistribution.Run run = FlinkDistribution.run(
+                        JobJar.ofThisModule().path(), Map.of(), "--application-properties", properties.toString());
                 Connection c = mysql.connection(db);
-                HadoopCatalog catalog = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toUri().toString())) {
+                HadoopCatalog catalog = new HadoopCatalog(
+                        new org.apache.hadoop.conf.Configuration(false),
+                        warehouse.toUri().toString())) {
             awaitEqual(run, c, catalog, db);
-            assertThat(run.output()).contains("the new snapshot is committed; removed the").doesNotContain(" ERROR ");
+            assertThat(run.output())
+                    .contains("the new snapshot is committed; removed the")
+                    .doesNotContain(" ERROR ");
         }
     }
 
@@ -111,35 +149,63 @@ class MySqlToIcebergJobJarITCase {
         String db = mysql.createDatabase();
         mysql.execute(db, "CREATE TABLE orders (id BIGINT PRIMARY KEY, customer VARCHAR(50) NOT NULL)");
         Path warehouse = work.resolve("warehouse");
-        try (FlinkDistribution.Run run = FlinkDistribution.run(JobJar.ofThisModule().path(), Map.of(),
-                "--source.hostname", mysql.host(), "--source.port", String.valueOf(mysql.port()),
-                "--source.username", mysql.rootUser(), "--source.password", mysql.rootPassword(), "--source.database-name", db,
-                "--source.table-name", "orders", "--sink.warehouse", warehouse.toUri().toString(), "--dry-run")) {
-            assertThat(run.awaitExit(TIMEOUT)).as("flink run ends by itself. %s", run.describe()).isZero();
+        try (FlinkDistribution.Run run = FlinkDistribution.run(
+                JobJar.ofThisModule().path(),
+                Map.of(),
+                "--source.hostname",
+                mysql.host(),
+                "--source.port",
+                String.valueOf(mysql.port()),
+                "--source.username",
+                mysql.rootUser(),
+                "--source.password",
+                mysql.rootPassword(),
+                "--source.database-name",
+                db,
+                "--source.table-name",
+                "orders",
+                "--sink.warehouse",
+                warehouse.toUri().toString(),
+                "--dry-run")) {
+            assertThat(run.awaitExit(TIMEOUT))
+                    .as("flink run ends by itself. %s", run.describe())
+                    .isZero();
             String output = run.output();
-            assertThat(output).contains("Dry run: the pipeline is valid; nothing was created and nothing runs.")
-                    .contains("source MySqlCdcSource{").contains(db + ".orders")
-                    .contains(db + ".orders: will be created").contains("write-mode auto")
-                    .contains("uid inlet-source-mysql-cdc").contains("uid inlet-sink-iceberg-")
-                    .contains("checkpoints every").doesNotContain(" ERROR ");
+            assertThat(output)
+                    .contains("Dry run: the pipeline is valid; nothing was created and nothing runs.")
+                    .contains("source MySqlCdcSource{")
+                    .contains(db + ".orders")
+                    .contains(db + ".orders: will be created")
+                    .contains("write-mode auto")
+                    .contains("uid inlet-source-mysql-cdc")
+                    .contains("uid inlet-sink-iceberg-")
+                    .contains("checkpoints every")
+                    .doesNotContain(" ERROR ");
         }
         assertThat(warehouse).as("no namespace or table was created").doesNotExist();
     }
 
     private static String group(String id, Map<String, String> map) {
         StringBuilder sb = new StringBuilder("{\"PropertyGroupId\": \"" + id + "\", \"PropertyMap\": {");
-        map.forEach((k, v) -> sb.append(sb.charAt(sb.length() - 1) == '{' ? "" : ", ").append('"').append(k).append("\": \"")
-                .append(v.replace("\\", "\\\\").replace("\"", "\\\"")).append('"'));
+        map.forEach((k, v) -> sb.append(sb.charAt(sb.length() - 1) == '{' ? "" : ", ")
+                .append('"')
+                .append(k)
+                .append("\": \"")
+                .append(v.replace("\\", "\\\\").replace("\"", "\\\""))
+                .append('"'));
         return sb.append("}}").toString();
     }
 
-    private static void awaitEqual(FlinkDistribution.Run run, Connection c, HadoopCatalog catalog, String db) throws Exception {
+    private static void awaitEqual(FlinkDistribution.Run run, Connection c, HadoopCatalog catalog, String db)
+            throws Exception {
         for (String table : List.of("orders", "order_items")) {
             List<String> expected = mysqlRows(c, table);
             List<String> actual = List.of();
             long deadline = System.nanoTime() + TIMEOUT.toNanos();
             while (System.nanoTime() < deadline) {
-                assertThat(run.running()).as("flink run is still running. %s", run.describe()).isTrue();
+                assertThat(run.running())
+                        .as("flink run is still running. %s", run.describe())
+                        .isTrue();
                 TableIdentifier id = TableIdentifier.of(db, table);
                 if (catalog.tableExists(id)) {
                     actual = icebergRows(catalog.loadTable(id));
@@ -149,19 +215,23 @@ class MySqlToIcebergJobJarITCase {
                 }
                 Thread.sleep(500); // polling for the next checkpoint's commit; the assertion below decides
             }
-            assertThat(actual).as("Iceberg table %s.%s. %s", db, table, run.describe()).isEqualTo(expected);
+            assertThat(actual)
+                    .as("Iceberg table %s.%s. %s", db, table, run.describe())
+                    .isEqualTo(expected);
         }
     }
 
     private static List<String> mysqlRows(Connection c, String table) throws Exception {
         List<String> rows = new ArrayList<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT * FROM " + table)) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT * FROM " + table)) {
             int n = rs.getMetaData().getColumnCount();
             while (rs.next()) {
                 StringBuilder sb = new StringBuilder();
                 for (int i = 1; i <= n; i++) {
                     Object v = rs.getObject(i);
-                    sb.append(i == 1 ? "" : "|").append(v instanceof java.math.BigDecimal ? ((java.math.BigDecimal) v).toPlainString() : v);
+                    sb.append(i == 1 ? "" : "|")
+                            .append(v instanceof java.math.BigDecimal ? ((java.math.BigDecimal) v).toPlainString() : v);
                 }
                 rows.add(sb.toString());
             }
@@ -177,7 +247,8 @@ class MySqlToIcebergJobJarITCase {
                 StringBuilder sb = new StringBuilder();
                 for (int i = 0; i < r.size(); i++) {
                     Object v = r.get(i);
-                    sb.append(i == 0 ? "" : "|").append(v instanceof java.math.BigDecimal ? ((java.math.BigDecimal) v).toPlainString() : v);
+                    sb.append(i == 0 ? "" : "|")
+                            .append(v instanceof java.math.BigDecimal ? ((java.math.BigDecimal) v).toPlainString() : v);
                 }
                 rows.add(sb.toString());
             }

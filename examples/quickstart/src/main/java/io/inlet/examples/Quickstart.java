@@ -39,7 +39,8 @@ import java.util.List;
  * <pre>
  * mvn -B -DskipTests -Pquickstart -pl examples/quickstart -am package
  * mvn -B -DskipTests -Pquickstart -pl examples/quickstart -am package \
- *     -Dquickstart.args="--mysql-host db --mysql-port 3306 --mysql-user cdc --mysql-password s3cret --warehouse /tmp/wh"
+ *     -Dquickstart.args="--mysql-host db --mysql-port 3306 --mysql-user cdc --mysql-password s3cret --warehouse
+ *     /tmp/wh"
  * </pre>
  */
 public final class Quickstart {
@@ -47,15 +48,19 @@ public final class Quickstart {
     private Quickstart() {}
 
     /** Kept so that the JDK does not collect the logger and forget its level. */
-    private static final java.util.logging.Logger BINLOG_CLIENT_LOG = java.util.logging.Logger.getLogger("com.github.shyiko.mysql.binlog");
+    private static final java.util.logging.Logger BINLOG_CLIENT_LOG =
+            java.util.logging.Logger.getLogger("com.github.shyiko.mysql.binlog");
 
     public static void main(String[] args) throws Exception {
         BINLOG_CLIENT_LOG.setLevel(java.util.logging.Level.WARNING); // it logs each connect through java.util.logging
         ParameterTool params = ParameterTool.fromArgs(args);
         // A fresh warehouse per run unless one is given: a throwaway MariaDB starts its ids anew.
-        Path warehouse = Path.of(params.get("warehouse",
-                "target/quickstart-warehouse/run-" + java.time.LocalDateTime.now().format(
-                        java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")))).toAbsolutePath();
+        Path warehouse = Path.of(params.get(
+                        "warehouse",
+                        "target/quickstart-warehouse/run-"
+                                + java.time.LocalDateTime.now()
+                                        .format(java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))))
+                .toAbsolutePath();
         String database = params.get("database", "shop");
         MariaDbServer throwaway = null;
         String host;
@@ -78,7 +83,9 @@ public final class Quickstart {
             say("MariaDB is up on " + host + ":" + port + ".");
         }
         String url = "jdbc:mysql://" + host + ":" + port + "/?useSSL=false&allowPublicKeyRetrieval=true";
-        try (Connection mysql = DriverManager.getConnection(url, throwaway != null ? throwaway.rootUser() : user,
+        try (Connection mysql = DriverManager.getConnection(
+                url,
+                throwaway != null ? throwaway.rootUser() : user,
                 throwaway != null ? throwaway.rootPassword() : password)) {
             loadSampleOrders(mysql, database);
             Files.createDirectories(warehouse);
@@ -91,24 +98,34 @@ public final class Quickstart {
         }
     }
 
-    private static void run(String host, int port, String user, String password, String database, Path warehouse,
-            Connection mysql) throws Exception {
+    private static void run(
+            String host, int port, String user, String password, String database, Path warehouse, Connection mysql)
+            throws Exception {
         StreamExecutionEnvironment env = LocalEnvironments.create(2);
 
         Pipeline pipeline = Pipeline.builder()
                 .environment(env)
                 .checkpointInterval(Duration.ofSeconds(2))
                 .source(MySqlCdcSource.builder()
-                        .hostname(host).port(port).username(user).password(password)
-                        .databaseList(database).tableList("orders")
+                        .hostname(host)
+                        .port(port)
+                        .username(user)
+                        .password(password)
+                        .databaseList(database)
+                        .tableList("orders")
                         .build())
-                .sink(IcebergSink.builder().catalogType("hadoop").warehouse(warehouse.toUri().toString()).build())
+                .sink(IcebergSink.builder()
+                        .catalogType("hadoop")
+                        .warehouse(warehouse.toUri().toString())
+                        .build())
                 .jobName("inlet-quickstart")
                 .build();
         say("Pipeline validated: " + pipeline.sinkTables().get(0));
 
         JobClient job = pipeline.executeAsync();
-        try (HadoopCatalog catalog = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toUri().toString())) {
+        try (HadoopCatalog catalog = new HadoopCatalog(
+                new org.apache.hadoop.conf.Configuration(false),
+                warehouse.toUri().toString())) {
             TableIdentifier id = TableIdentifier.of(database, "orders");
             say("Job " + job.getJobID() + " runs on a local MiniCluster; waiting for the snapshot to be committed...");
             awaitRows(job, mysql, database, catalog, id);
@@ -116,7 +133,8 @@ public final class Quickstart {
 
             say("Changing MySQL: one insert, one update, one delete...");
             try (Statement s = mysql.createStatement()) {
-                s.execute("INSERT INTO `" + database + "`.orders (customer, amount, status) VALUES ('quinn', 42.00, 'new')");
+                s.execute("INSERT INTO `" + database
+                        + "`.orders (customer, amount, status) VALUES ('quinn', 42.00, 'new')");
                 s.execute("UPDATE `" + database + "`.orders SET status = 'shipped' WHERE id = 1");
                 s.execute("DELETE FROM `" + database + "`.orders WHERE id = 2");
             }
@@ -154,9 +172,11 @@ public final class Quickstart {
     private static List<String> mysqlRows(Connection mysql, String database) throws Exception {
         List<String> rows = new ArrayList<>();
         try (Statement s = mysql.createStatement();
-                ResultSet rs = s.executeQuery("SELECT id, customer, amount, status FROM `" + database + "`.orders ORDER BY id")) {
+                ResultSet rs = s.executeQuery(
+                        "SELECT id, customer, amount, status FROM `" + database + "`.orders ORDER BY id")) {
             while (rs.next()) {
-                rows.add(rs.getLong(1) + "|" + rs.getString(2) + "|" + rs.getBigDecimal(3).toPlainString() + "|" + rs.getString(4));
+                rows.add(rs.getLong(1) + "|" + rs.getString(2) + "|"
+                        + rs.getBigDecimal(3).toPlainString() + "|" + rs.getString(4));
             }
         }
         return rows;
@@ -164,7 +184,9 @@ public final class Quickstart {
 
     private static List<String> icebergRows(Table table) throws Exception {
         List<String> rows = new ArrayList<>();
-        try (CloseableIterable<Record> records = IcebergGenerics.read(table).select("id", "customer", "amount", "status").build()) {
+        try (CloseableIterable<Record> records = IcebergGenerics.read(table)
+                .select("id", "customer", "amount", "status")
+                .build()) {
             for (Record r : records) {
                 rows.add(r.getField("id") + "|" + r.getField("customer") + "|"
                         + ((java.math.BigDecimal) r.getField("amount")).toPlainString() + "|" + r.getField("status"));
@@ -175,7 +197,8 @@ public final class Quickstart {
     }
 
     /** Waits until the Iceberg table holds what MySQL holds (checkpoints commit every 2 s). */
-    private static void awaitRows(JobClient job, Connection mysql, String database, HadoopCatalog catalog, TableIdentifier id)
+    private static void awaitRows(
+            JobClient job, Connection mysql, String database, HadoopCatalog catalog, TableIdentifier id)
             throws Exception {
         List<String> expected = mysqlRows(mysql, database);
         Instant deadline = Instant.now().plusSeconds(120);
@@ -210,8 +233,11 @@ public final class Quickstart {
     private static void printHistory(Table table) {
         System.out.println("Snapshot history of " + table.name() + ":");
         for (Snapshot s : table.snapshots()) {
-            System.out.printf("  %s  snapshot %d  %-9s +%s rows, %s equality deletes, %s position deletes, %s rows in total%n",
-                    Instant.ofEpochMilli(s.timestampMillis()), s.snapshotId(), s.operation(),
+            System.out.printf(
+                    "  %s  snapshot %d  %-9s +%s rows, %s equality deletes, %s position deletes, %s rows in total%n",
+                    Instant.ofEpochMilli(s.timestampMillis()),
+                    s.snapshotId(),
+                    s.operation(),
                     s.summary().getOrDefault("added-records", "0"),
                     s.summary().getOrDefault("added-equality-deletes", "0"),
                     s.summary().getOrDefault("added-position-deletes", "0"),

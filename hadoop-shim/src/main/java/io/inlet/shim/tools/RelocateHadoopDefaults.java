@@ -38,7 +38,8 @@ import java.util.regex.Pattern;
 public final class RelocateHadoopDefaults {
 
     /** Hadoop's default resources; each is written, empty when the class path lacks it. */
-    public static final List<String> FILES = List.of("core-default.xml", "hdfs-default.xml", "mapred-default.xml", "yarn-default.xml");
+    public static final List<String> FILES =
+            List.of("core-default.xml", "hdfs-default.xml", "mapred-default.xml", "yarn-default.xml");
 
     /** {@code org.apache.hadoop.} not preceded by a name character: a class or package name. */
     private static final Pattern HADOOP_NAME = Pattern.compile("(?<![A-Za-z0-9_$.])org\\.apache\\.hadoop\\.");
@@ -48,17 +49,20 @@ public final class RelocateHadoopDefaults {
     /** Arguments: the shaded package of {@code org.apache.hadoop}, and the output directory. */
     public static void main(String[] args) throws IOException {
         if (args.length != 2) {
-            throw new IllegalArgumentException("Usage: RelocateHadoopDefaults <shaded package of org.apache.hadoop> <output directory>");
+            throw new IllegalArgumentException(
+                    "Usage: RelocateHadoopDefaults <shaded package of org.apache.hadoop> <output directory>");
         }
-        List<String> written = write(args[0], Path.of(args[1]), Thread.currentThread().getContextClassLoader());
+        List<String> written =
+                write(args[0], Path.of(args[1]), Thread.currentThread().getContextClassLoader());
         System.out.println("Relocated Hadoop defaults to " + args[0] + ": " + written);
     }
 
     /** Writes the relocated files; returns, per file, where its original came from. */
     public static List<String> write(String shadedPackage, Path outputDir, ClassLoader classLoader) throws IOException {
         if (!shadedPackage.endsWith("org.apache.hadoop")) {
-            throw new IllegalArgumentException("The shaded package must end with org.apache.hadoop (the relocation's shadedPattern), was "
-                    + shadedPackage);
+            throw new IllegalArgumentException(
+                    "The shaded package must end with org.apache.hadoop (the relocation's shadedPattern), was "
+                            + shadedPackage);
         }
         String prefix = shadedPackage.substring(0, shadedPackage.length() - "org.apache.hadoop".length());
         Files.createDirectories(outputDir);

@@ -42,7 +42,8 @@ public final class RelocateLambdaSignatures {
         }
         Path jar = Path.of(args[0]);
         int[] counts = rewrite(jar, args[1], args[2]);
-        System.out.println("Relocated " + counts[1] + " descriptor string(s) in " + counts[0] + " class(es) of " + jar.getFileName());
+        System.out.println("Relocated " + counts[1] + " descriptor string(s) in " + counts[0] + " class(es) of "
+                + jar.getFileName());
     }
 
     /** Rewrites the jar in place; returns the number of classes and of strings changed. */

@@ -44,7 +44,8 @@ class RelocateLambdaSignaturesTest {
                 rewritten = in.readAllBytes();
             }
             try (InputStream in = f.getInputStream(f.getEntry("readme.txt"))) {
-                assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).startsWith("Lorg/apache/hadoop/");
+                assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8))
+                        .startsWith("Lorg/apache/hadoop/");
             }
         }
         assertThat(latin1(rewritten))

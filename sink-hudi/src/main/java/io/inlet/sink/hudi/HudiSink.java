@@ -23,16 +23,15 @@ import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.BooleanType;
 import org.apache.flink.table.types.logical.IntType;
-import org.apache.flink.table.types.logical.SmallIntType;
-import org.apache.flink.table.types.logical.TinyIntType;
 import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.SmallIntType;
 import org.apache.flink.table.types.logical.TimeType;
 import org.apache.flink.table.types.logical.TimestampType;
+import org.apache.flink.table.types.logical.TinyIntType;
 import org.apache.flink.util.OutputTag;
 import org.apache.hadoop.conf.Configuration;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -76,7 +75,10 @@ public final class HudiSink implements ChangeSink {
 
     private final String path;
     private final String tableType;
-    @Nullable private final String precombineField;
+
+    @Nullable
+    private final String precombineField;
+
     private final boolean changelog;
     private final String defaultDatabase;
     private final Map<String, String> hudiOptions;
@@ -122,7 +124,7 @@ public final class HudiSink implements ChangeSink {
 
     /** Hudi's table name: it also names the writer's operator uids, so it must stay stable. */
     private static String hudiName(TableId id) {
-        return (id.database() == null ? "" : id.database() + "__") .replaceAll("[^A-Za-z0-9_]", "_")
+        return (id.database() == null ? "" : id.database() + "__").replaceAll("[^A-Za-z0-9_]", "_")
                 + id.table().replaceAll("[^A-Za-z0-9_]", "_");
     }
 
@@ -148,8 +150,9 @@ public final class HudiSink implements ChangeSink {
             return false;
         }
         Optional<Properties> existing = existing(t);
-        return existing.isEmpty() || (HudiTables.hasColumn(existing.get(), HudiSinkOptions.DELETED_COLUMN)
-                && ORDERED_PAYLOAD.equals(existing.get().getProperty("hoodie.compaction.payload.class")));
+        return existing.isEmpty()
+                || (HudiTables.hasColumn(existing.get(), HudiSinkOptions.DELETED_COLUMN)
+                        && ORDERED_PAYLOAD.equals(existing.get().getProperty("hoodie.compaction.payload.class")));
     }
 
     private static final String PAYLOAD_CLASS = "payload.class";
@@ -162,7 +165,9 @@ public final class HudiSink implements ChangeSink {
      * Costs a read of the table's keys at each start; not with an index of the user's choosing.
      */
     private boolean bootstrapsIndex(TableDescriptor t) {
-        return existing(t).isPresent() && !hudiOptions.containsKey("index.type") && !hudiOptions.containsKey(INDEX_BOOTSTRAP);
+        return existing(t).isPresent()
+                && !hudiOptions.containsKey("index.type")
+                && !hudiOptions.containsKey(INDEX_BOOTSTRAP);
     }
 
     /** The table's {@code hoodie.properties}, if it exists; read once per table. */
@@ -171,8 +176,10 @@ public final class HudiSink implements ChangeSink {
             try {
                 return HudiTables.properties(tablePath(id), new Configuration(false));
             } catch (IOException e) {
-                throw new InletValidationException("Cannot read the Hudi table at " + tablePath(id) + ": " + e
-                        + ". Check 'path' and its file system's settings.", e);
+                throw new InletValidationException(
+                        "Cannot read the Hudi table at " + tablePath(id) + ": " + e
+                                + ". Check 'path' and its file system's settings.",
+                        e);
             }
         });
     }
@@ -206,23 +213,29 @@ public final class HudiSink implements ChangeSink {
         for (TableDescriptor t : tables) {
             String pre = precombine(t);
             if (addsPrecombine(t) && t.indexOf(pre) >= 0) {
-                problems.add("Table " + t.tableId() + " already has a column '" + pre + "', the precombine column the Hudi sink"
+                problems.add("Table " + t.tableId() + " already has a column '" + pre
+                        + "', the precombine column the Hudi sink"
                         + " would add. Name the ordering column with 'precombine.field'.");
             } else if (softDeletes(t) && t.indexOf(HudiSinkOptions.DELETED_COLUMN) >= 0) {
-                problems.add("Table " + t.tableId() + " has a column '" + HudiSinkOptions.DELETED_COLUMN + "', which Hudi reads as"
-                        + " 'this row is deleted'. Leave it out at the source ('exclude-columns') or rename it in a projection.");
+                problems.add("Table " + t.tableId() + " has a column '" + HudiSinkOptions.DELETED_COLUMN
+                        + "', which Hudi reads as"
+                        + " 'this row is deleted'. Leave it out at the source ('exclude-columns')" + " or"
+                        + " rename it in a projection.");
             } else if (!addsPrecombine(t) && t.indexOf(pre) < 0) {
                 problems.add("'precombine.field' = '" + pre + "' is no column of table " + t.tableId() + " (columns: "
                         + String.join(", ", t.columnNames()) + ").");
             }
             for (Column c : t.columns()) {
                 LogicalType type = c.type().getLogicalType();
-                int precision = type instanceof TimestampType ? ((TimestampType) type).getPrecision()
+                int precision = type instanceof TimestampType
+                        ? ((TimestampType) type).getPrecision()
                         : type instanceof LocalZonedTimestampType ? ((LocalZonedTimestampType) type).getPrecision() : 0;
                 if (precision > 6) {
-                    problems.add("Column " + t.tableId() + "." + c.name() + " is " + type.asSummaryString() + "; Hudi stores"
-                            + " timestamps with at most microseconds, so its nanoseconds would be lost. Leave the column out at"
-                            + " the source or write the table elsewhere.");
+                    problems.add(
+                            "Column " + t.tableId() + "." + c.name() + " is " + type.asSummaryString() + "; Hudi stores"
+                                    + " timestamps with at most microseconds, so its nanoseconds would be"
+                                    + " lost. Leave" + " the column out at"
+                                    + " the source or write the table elsewhere.");
                 }
             }
             for (String p : partitions(t)) {
@@ -234,11 +247,17 @@ public final class HudiSink implements ChangeSink {
                 Optional<Properties> existing = HudiTables.properties(tablePath(t.tableId()), hadoop);
                 if (existing.isPresent()) {
                     problems.addAll(HudiTables.differences(
-                            tablePath(t.tableId()), existing.get(), t, tableType, pre, partitions(t), addsPrecombine(t)));
+                            tablePath(t.tableId()),
+                            existing.get(),
+                            t,
+                            tableType,
+                            pre,
+                            partitions(t),
+                            addsPrecombine(t)));
                 }
             } catch (IOException | RuntimeException e) {
-                problems.add("Cannot read the Hudi table at " + tablePath(t.tableId()) + ": " + e + ". Check 'path' and its"
-                        + " file system's settings.");
+                problems.add("Cannot read the Hudi table at " + tablePath(t.tableId()) + ": " + e
+                        + ". Check 'path' and its" + " file system's settings.");
             }
         }
         if (!problems.isEmpty()) {
@@ -256,14 +275,20 @@ public final class HudiSink implements ChangeSink {
     public RowType writeRowType(TableDescriptor t) {
         List<RowType.RowField> fields = new ArrayList<>();
         for (Column c : t.columns()) {
-            fields.add(new RowType.RowField(c.name(), hudiType(c.type().getLogicalType()), c.comment().orElse(null)));
+            fields.add(new RowType.RowField(
+                    c.name(), hudiType(c.type().getLogicalType()), c.comment().orElse(null)));
         }
         if (addsPrecombine(t)) {
-            fields.add(new RowType.RowField(precombine(t), new BigIntType(false),
-                    "the change's position in its source (binlog file, position and row, or the Kafka record's); orders versions"));
+            fields.add(new RowType.RowField(
+                    precombine(t),
+                    new BigIntType(false),
+                    "the change's position in its source (binlog file, position and row, or the"
+                            + " Kafka record's); orders versions"));
         }
         if (softDeletes(t)) {
-            fields.add(new RowType.RowField(HudiSinkOptions.DELETED_COLUMN, new BooleanType(true),
+            fields.add(new RowType.RowField(
+                    HudiSinkOptions.DELETED_COLUMN,
+                    new BooleanType(true),
                     "Hudi's soft-delete flag: set only on deletes the sink writes, which readers never see"));
         }
         return new RowType(false, fields);
@@ -295,11 +320,12 @@ public final class HudiSink implements ChangeSink {
             keepChangelog.put(t.tableId(), changelog);
             tags.put(t.tableId(), new OutputTag<>("hudi-" + t.tableId().identifier(), InternalTypeInfo.of(write)));
         }
-        SingleOutputStreamOperator<RowData> split =
-                stream.process(new HudiRowShaper(tags, sourceTypes, writeTypes, keepChangelog), tags.values().iterator().next().getTypeInfo())
-                        .name("Hudi: split by table")
-                        .uid(context.uid("split"))
-                        .setParallelism(stream.getParallelism());
+        SingleOutputStreamOperator<RowData> split = stream.process(
+                        new HudiRowShaper(tags, sourceTypes, writeTypes, keepChangelog),
+                        tags.values().iterator().next().getTypeInfo())
+                .name("Hudi: split by table")
+                .uid(context.uid("split"))
+                .setParallelism(stream.getParallelism());
         SingleOutputStreamOperator<RowData> reconciler = reconciler(context, tags, writeTypes);
         for (TableDescriptor t : context.tables()) {
             List<String> parts = partitions(t);
@@ -308,8 +334,14 @@ public final class HudiSink implements ChangeSink {
                 rows = rows.union(reconciler.getSideOutput(tags.get(t.tableId())));
             }
             HudiWriters.write(rows, spec(t, writeTypes.get(t.tableId())));
-            LOG.info("Hudi table {} at {}: {} keyed by {}, precombine {}{}", hudiName(t.tableId()), tablePath(t.tableId()),
-                    tableType, t.primaryKey(), precombine(t), parts.isEmpty() ? "" : ", partitioned by " + parts);
+            LOG.info(
+                    "Hudi table {} at {}: {} keyed by {}, precombine {}{}",
+                    hudiName(t.tableId()),
+                    tablePath(t.tableId()),
+                    tableType,
+                    t.primaryKey(),
+                    precombine(t),
+                    parts.isEmpty() ? "" : ", partitioned by " + parts);
         }
     }
 
@@ -319,7 +351,8 @@ public final class HudiSink implements ChangeSink {
         List<String> out = new ArrayList<>();
         for (TableDescriptor t : tables) {
             List<String> parts = partitions(t);
-            out.add(tablePath(t.tableId()) + ": " + (existing(t).isPresent() ? "exists" : "will be created") + ", " + tableType
+            out.add(tablePath(t.tableId()) + ": " + (existing(t).isPresent() ? "exists" : "will be created") + ", "
+                    + tableType
                     + ", record key " + t.primaryKey() + ", precombine " + precombine(t)
                     + (parts.isEmpty() ? "" : ", partitioned by " + parts)
                     + (changelog ? ", keeps a changelog" : "")
@@ -345,13 +378,21 @@ public final class HudiSink implements ChangeSink {
                 continue; // created by this job: a snapshot fills it, nothing older to delete
             }
             if (softDeletes(t)) {
-                reads.add(new SnapshotReconciler.TableRead(spec(t, writeTypes.get(t.tableId())), tags.get(t.tableId()),
-                        precombine(t), HudiSinkOptions.DELETED_COLUMN));
+                reads.add(new SnapshotReconciler.TableRead(
+                        spec(t, writeTypes.get(t.tableId())),
+                        tags.get(t.tableId()),
+                        precombine(t),
+                        HudiSinkOptions.DELETED_COLUMN));
             } else {
-                LOG.warn("Hudi table {}: rows a new snapshot from scratch no longer finds stay in the table: deleting them needs"
-                        + " the sink's own precombine column, changelog.enabled=false, no 'payload.class' of yours, and a table"
-                        + " this version created (with the column {} and {}).", tablePath(t.tableId()),
-                        HudiSinkOptions.DELETED_COLUMN, ORDERED_PAYLOAD);
+                LOG.warn(
+                        "Hudi table {}: rows a new snapshot from scratch no longer finds stay in the"
+                                + " table: deleting them needs"
+                                + " the sink's own precombine column, changelog.enabled=false, no" + " 'payload.class'"
+                                + " of yours, and a table"
+                                + " this version created (with the column {} and {}).",
+                        tablePath(t.tableId()),
+                        HudiSinkOptions.DELETED_COLUMN,
+                        ORDERED_PAYLOAD);
             }
         }
         if (reads.isEmpty()) {
@@ -359,7 +400,9 @@ public final class HudiSink implements ChangeSink {
         }
         SnapshotSignals signals = context.snapshotSignals().get();
         return signals.stream()
-                .transform("Hudi: delete rows a new snapshot no longer finds", tags.values().iterator().next().getTypeInfo(),
+                .transform(
+                        "Hudi: delete rows a new snapshot no longer finds",
+                        tags.values().iterator().next().getTypeInfo(),
                         new SnapshotReconciler(reads, signals.snapshotOrder()))
                 .uid(context.uid("snapshot-reconciler"))
                 .setParallelism(1);
@@ -398,7 +441,8 @@ public final class HudiSink implements ChangeSink {
     @Override
     public String toString() {
         return "HudiSink{path=" + path + ", table.type=" + tableType + ", precombine.field="
-                + (precombineField == null ? HudiSinkOptions.SOURCE_POSITION_COLUMN + " (added)" : precombineField) + "}";
+                + (precombineField == null ? HudiSinkOptions.SOURCE_POSITION_COLUMN + " (added)" : precombineField)
+                + "}";
     }
 
     /** Builds a {@link HudiSink}; {@link #build()} checks the options. */
@@ -406,7 +450,10 @@ public final class HudiSink implements ChangeSink {
     public static final class Builder {
         private String path;
         private String tableType = HudiSinkOptions.TABLE_TYPE.defaultValue();
-        @Nullable private String precombineField;
+
+        @Nullable
+        private String precombineField;
+
         private boolean changelog = HudiSinkOptions.CHANGELOG_ENABLED.defaultValue();
         private String defaultDatabase = HudiSinkOptions.DEFAULT_DATABASE.defaultValue();
         private final Map<String, String> hudiOptions = new LinkedHashMap<>();
@@ -461,8 +508,12 @@ public final class HudiSink implements ChangeSink {
 
         /** The partition columns of a table, comma-separated (default the descriptor's). */
         public Builder partitionFields(String tableId, String columns) {
-            partitionFields.put(TableId.parse(tableId).identifier(),
-                    Arrays.stream(columns.split(",")).map(String::trim).filter(s -> !s.isEmpty()).collect(Collectors.toList()));
+            partitionFields.put(
+                    TableId.parse(tableId).identifier(),
+                    Arrays.stream(columns.split(","))
+                            .map(String::trim)
+                            .filter(s -> !s.isEmpty())
+                            .collect(Collectors.toList()));
             return this;
         }
 
@@ -472,25 +523,37 @@ public final class HudiSink implements ChangeSink {
         public HudiSink build() {
             List<String> problems = new ArrayList<>();
             if (path == null || path.trim().isEmpty()) {
-                problems.add("Set 'path', the base path of the Hudi tables, e.g. file:///data/hudi or s3a://bucket/hudi.");
+                problems.add(
+                        "Set 'path', the base path of the Hudi tables, e.g. file:///data/hudi or s3a://bucket/hudi.");
             }
             if (!tableType.equals("MERGE_ON_READ") && !tableType.equals("COPY_ON_WRITE")) {
                 problems.add("'table.type' = '" + tableType + "' is unknown; use MERGE_ON_READ or COPY_ON_WRITE.");
             }
-            for (String reserved : List.of("path", "table.type", "precombine.field", "changelog.enabled", "hoodie.table.name",
-                    "hoodie.datasource.write.recordkey.field", "hoodie.datasource.write.partitionpath.field")) {
+            for (String reserved : List.of(
+                    "path",
+                    "table.type",
+                    "precombine.field",
+                    "changelog.enabled",
+                    "hoodie.table.name",
+                    "hoodie.datasource.write.recordkey.field",
+                    "hoodie.datasource.write.partitionpath.field")) {
                 if (hudiOptions.containsKey(reserved)) {
-                    problems.add("Set '" + reserved + "' with the sink's own option, not as a Hudi pass-through: the sink derives it"
-                            + " per table (record key from the primary key, partition path from 'partition-fields.<table>').");
+                    problems.add("Set '" + reserved
+                            + "' with the sink's own option, not as a Hudi pass-through: the sink derives it"
+                            + " per table (record key from the primary key, partition path from"
+                            + " 'partition-fields.<table>').");
                 }
             }
             if (!changelog && "false".equalsIgnoreCase(hudiOptions.get("write.precombine"))) {
-                problems.add("'write.precombine' = 'false' would let a batch that deletes and re-inserts a key read as deleted"
-                        + " (Hudi writes a batch's data block before its delete block); leave it at the sink's 'true'.");
+                problems.add("'write.precombine' = 'false' would let a batch that deletes and re-inserts a"
+                        + " key read as deleted"
+                        + " (Hudi writes a batch's data block before its delete block); leave it" + " at the"
+                        + " sink's 'true'.");
             }
             if ("insert".equalsIgnoreCase(hudiOptions.get("write.operation"))
                     || "bulk_insert".equalsIgnoreCase(hudiOptions.get("write.operation"))) {
-                problems.add("'write.operation' = '" + hudiOptions.get("write.operation") + "' appends rows without applying updates"
+                problems.add("'write.operation' = '" + hudiOptions.get("write.operation")
+                        + "' appends rows without applying updates"
                         + " and deletes; a change stream needs the default 'upsert'.");
             }
             if (!problems.isEmpty()) {

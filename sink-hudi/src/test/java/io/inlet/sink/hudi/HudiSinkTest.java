@@ -22,14 +22,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class HudiSinkTest {
 
-    private static final TableDescriptor ORDERS =
-            TableDescriptor.builder(TableId.of("shop", "orders"))
-                    .column("id", DataTypes.BIGINT())
-                    .column("qty", DataTypes.SMALLINT())
-                    .column("at", DataTypes.TIME(6))
-                    .column("region", DataTypes.STRING())
-                    .primaryKey("id")
-                    .build();
+    private static final TableDescriptor ORDERS = TableDescriptor.builder(TableId.of("shop", "orders"))
+            .column("id", DataTypes.BIGINT())
+            .column("qty", DataTypes.SMALLINT())
+            .column("at", DataTypes.TIME(6))
+            .column("region", DataTypes.STRING())
+            .primaryKey("id")
+            .build();
 
     @Test
     void writesEachTableUnderItsDatabaseWithTheSourcePositionAsPrecombine(@TempDir Path lake) {
@@ -39,7 +38,12 @@ class HudiSinkTest {
                 .isEqualTo("ROW<`id` BIGINT NOT NULL, `qty` INT, `at` TIME(3), `region` STRING,"
                         + " `_source_position` BIGINT NOT NULL '...', `_hoodie_is_deleted` BOOLEAN '...'> NOT NULL");
         // A changelog keeps deletes as rows of their own kind: no soft-delete flag there.
-        assertThat(HudiSink.builder().path(lake.toUri().toString()).changelog(true).build().writeRowType(ORDERS).getFieldNames())
+        assertThat(HudiSink.builder()
+                        .path(lake.toUri().toString())
+                        .changelog(true)
+                        .build()
+                        .writeRowType(ORDERS)
+                        .getFieldNames())
                 .containsExactly("id", "qty", "at", "region", "_source_position");
         assertThat(sink.targetTables(List.of(ORDERS))).containsExactly("hudi:" + sink.tablePath(ORDERS.tableId()));
         sink.validate(List.of(ORDERS));
@@ -49,14 +53,16 @@ class HudiSinkTest {
 
     @Test
     void takesHudiKeysThroughTheFactory(@TempDir Path lake) {
-        HudiSink sink = (HudiSink) FactoryDiscovery.createSink("hudi", Map.of(
-                "path", lake.toUri().toString(),
-                "table.type", "copy_on_write",
-                "precombine.field", "qty",
-                "index.type", "BUCKET",
-                "compaction.delta_commits", "3",
-                "hive_sync.enabled", "false",
-                "partition-fields.shop.orders", "region"));
+        HudiSink sink = (HudiSink) FactoryDiscovery.createSink(
+                "hudi",
+                Map.of(
+                        "path", lake.toUri().toString(),
+                        "table.type", "copy_on_write",
+                        "precombine.field", "qty",
+                        "index.type", "BUCKET",
+                        "compaction.delta_commits", "3",
+                        "hive_sync.enabled", "false",
+                        "partition-fields.shop.orders", "region"));
         assertThat(sink.toString()).contains("table.type=COPY_ON_WRITE", "precombine.field=qty");
         assertThat(sink.writeRowType(ORDERS).getFieldNames()).containsExactly("id", "qty", "at", "region");
         sink.validate(List.of(ORDERS));
@@ -67,33 +73,60 @@ class HudiSinkTest {
 
     @Test
     void refusesSettingsThatWouldLoseChanges(@TempDir Path lake) {
-        assertThatThrownBy(() -> HudiSink.builder().path("x").option("write.precombine", "false").build())
-                .hasMessageContaining("'write.precombine' = 'false' would let a batch that deletes and re-inserts a key read as deleted");
-        assertThatThrownBy(() -> HudiSink.builder().path("x").option("write.operation", "insert").build())
+        assertThatThrownBy(() -> HudiSink.builder()
+                        .path("x")
+                        .option("write.precombine", "false")
+                        .build())
+                .hasMessageContaining("'write.precombine' = 'false' would let a batch that deletes and re-inserts a"
+                        + " key read as deleted");
+        assertThatThrownBy(() -> HudiSink.builder()
+                        .path("x")
+                        .option("write.operation", "insert")
+                        .build())
                 .hasMessageContaining("appends rows without applying updates and deletes");
         assertThatThrownBy(() -> HudiSink.builder().build()).hasMessageContaining("Set 'path'");
         assertThatThrownBy(() -> HudiSink.builder().path("x").tableType("merge").build())
                 .hasMessageContaining("'table.type' = 'MERGE' is unknown");
         TableDescriptor nanos = TableDescriptor.builder(TableId.of("shop", "events"))
-                .column("id", DataTypes.INT()).column("at", DataTypes.TIMESTAMP(9)).primaryKey("id").build();
-        assertThatThrownBy(() -> HudiSink.builder().path(lake.toUri().toString()).build().validate(List.of(nanos)))
-                .hasMessageContaining("Column shop.events.at is TIMESTAMP(9); Hudi stores timestamps with at most microseconds");
-        TableDescriptor clash = ORDERS.toBuilder().column("_source_position", DataTypes.BIGINT()).build();
-        assertThatThrownBy(() -> HudiSink.builder().path(lake.toUri().toString()).build().validate(List.of(clash)))
+                .column("id", DataTypes.INT())
+                .column("at", DataTypes.TIMESTAMP(9))
+                .primaryKey("id")
+                .build();
+        assertThatThrownBy(() ->
+                        HudiSink.builder().path(lake.toUri().toString()).build().validate(List.of(nanos)))
+                .hasMessageContaining(
+                        "Column shop.events.at is TIMESTAMP(9); Hudi stores timestamps with at most microseconds");
+        TableDescriptor clash = ORDERS.toBuilder()
+                .column("_source_position", DataTypes.BIGINT())
+                .build();
+        assertThatThrownBy(() ->
+                        HudiSink.builder().path(lake.toUri().toString()).build().validate(List.of(clash)))
                 .hasMessageContaining("already has a column '_source_position'");
-        TableDescriptor flag = ORDERS.toBuilder().column("_hoodie_is_deleted", DataTypes.BOOLEAN()).build();
-        assertThatThrownBy(() -> HudiSink.builder().path(lake.toUri().toString()).build().validate(List.of(flag)))
+        TableDescriptor flag = ORDERS.toBuilder()
+                .column("_hoodie_is_deleted", DataTypes.BOOLEAN())
+                .build();
+        assertThatThrownBy(() ->
+                        HudiSink.builder().path(lake.toUri().toString()).build().validate(List.of(flag)))
                 .hasMessageContaining("has a column '_hoodie_is_deleted', which Hudi reads as 'this row is deleted'");
-        assertThatThrownBy(() -> HudiSink.builder().path(lake.toUri().toString()).precombineField("version").build().validate(List.of(ORDERS)))
+        assertThatThrownBy(() -> HudiSink.builder()
+                        .path(lake.toUri().toString())
+                        .precombineField("version")
+                        .build()
+                        .validate(List.of(ORDERS)))
                 .hasMessageContaining("'precombine.field' = 'version' is no column of table shop.orders");
-        assertThatThrownBy(() -> HudiSink.builder().path(lake.toUri().toString()).partitionFields("shop.order", "region").build().validate(List.of(ORDERS)))
+        assertThatThrownBy(() -> HudiSink.builder()
+                        .path(lake.toUri().toString())
+                        .partitionFields("shop.order", "region")
+                        .build()
+                        .validate(List.of(ORDERS)))
                 .hasMessageContaining("'partition-fields.shop.order' names no table");
     }
 
     @Test
     void writesATableCreatedWithoutTheSoftDeleteFlagAsItIsAndLoadsItsKeys(@TempDir Path lake) throws IOException {
         HudiSink sink = HudiSink.builder().path(lake.toUri().toString()).build();
-        Path hoodie = Path.of(java.net.URI.create(sink.tablePath(ORDERS.tableId()))).resolve(".hoodie");
+        Path hoodie =
+                Path.of(java.net.URI.create(sink.tablePath(ORDERS.tableId()))).resolve(".hoodie");
         Files.createDirectories(hoodie);
         String schema = "{\"type\":\"record\",\"name\":\"r\",\"fields\":["
                 + "{\"name\":\"id\",\"type\":\"long\"},"
@@ -110,18 +143,40 @@ class HudiSinkTest {
             p.store(out, null);
         }
         sink.validate(List.of(ORDERS));
-        assertThat(sink.writeRowType(ORDERS).getFieldNames()).containsExactly("id", "qty", "at", "region", "_source_position");
-        assertThat(sink.describe(List.of(ORDERS))).singleElement().asString()
-                .contains(": exists, MERGE_ON_READ").contains("loads its keys into the index when the job starts")
+        assertThat(sink.writeRowType(ORDERS).getFieldNames())
+                .containsExactly("id", "qty", "at", "region", "_source_position");
+        assertThat(sink.describe(List.of(ORDERS)))
+                .singleElement()
+                .asString()
+                .contains(": exists, MERGE_ON_READ")
+                .contains("loads its keys into the index when the job starts")
                 .doesNotContain("deletes rows it no longer finds");
         // A new table gets the flag; a payload of the user's or reconcile-snapshots=false leave it out.
-        TableDescriptor other = TableDescriptor.builder(TableId.of("shop", "other")).column("id", DataTypes.INT()).primaryKey("id").build();
-        assertThat(sink.writeRowType(other).getFieldNames()).containsExactly("id", "_source_position", "_hoodie_is_deleted");
-        assertThat(sink.describe(List.of(other))).singleElement().asString().contains(": will be created")
-                .contains("a snapshot from scratch deletes rows it no longer finds").doesNotContain("index");
-        assertThat(HudiSink.builder().path(lake.toUri().toString()).option("payload.class", "x.Mine").build()
-                .writeRowType(other).getFieldNames()).containsExactly("id", "_source_position");
-        assertThat(HudiSink.builder().path(lake.toUri().toString()).reconcileSnapshots(false).build()
-                .writeRowType(other).getFieldNames()).containsExactly("id", "_source_position");
+        TableDescriptor other = TableDescriptor.builder(TableId.of("shop", "other"))
+                .column("id", DataTypes.INT())
+                .primaryKey("id")
+                .build();
+        assertThat(sink.writeRowType(other).getFieldNames())
+                .containsExactly("id", "_source_position", "_hoodie_is_deleted");
+        assertThat(sink.describe(List.of(other)))
+                .singleElement()
+                .asString()
+                .contains(": will be created")
+                .contains("a snapshot from scratch deletes rows it no longer finds")
+                .doesNotContain("index");
+        assertThat(HudiSink.builder()
+                        .path(lake.toUri().toString())
+                        .option("payload.class", "x.Mine")
+                        .build()
+                        .writeRowType(other)
+                        .getFieldNames())
+                .containsExactly("id", "_source_position");
+        assertThat(HudiSink.builder()
+                        .path(lake.toUri().toString())
+                        .reconcileSnapshots(false)
+                        .build()
+                        .writeRowType(other)
+                        .getFieldNames())
+                .containsExactly("id", "_source_position");
     }
 }

@@ -42,18 +42,32 @@ public final class IcebergCatalogConfig implements Serializable {
 
     /** Classes a catalog type needs besides its Iceberg class, and where they come from. */
     private static final Map<String, String[]> NEEDS = Map.of(
-            "hive", new String[] {"org.apache.hadoop.hive.metastore.IMetaStoreClient", "Hive's metastore client (hive-metastore)"},
-            "glue", new String[] {"software.amazon.awssdk.services.glue.GlueClient", "the AWS SDK's Glue client (iceberg-aws-bundle)"},
+            "hive",
+                    new String[] {
+                        "org.apache.hadoop.hive.metastore.IMetaStoreClient", "Hive's metastore client (hive-metastore)"
+                    },
+            "glue",
+                    new String[] {
+                        "software.amazon.awssdk.services.glue.GlueClient",
+                        "the AWS SDK's Glue client (iceberg-aws-bundle)"
+                    },
             "nessie", new String[] {"org.projectnessie.client.api.NessieApiV1", "the Nessie client (iceberg-nessie)"});
 
     private final String name;
     private final String type;
-    @Nullable private final String impl;
+
+    @Nullable
+    private final String impl;
+
     private final HashMap<String, String> properties;
     private final HashMap<String, String> hadoopProperties;
 
     private IcebergCatalogConfig(
-            String name, String type, @Nullable String impl, Map<String, String> properties, Map<String, String> hadoopProperties) {
+            String name,
+            String type,
+            @Nullable String impl,
+            Map<String, String> properties,
+            Map<String, String> hadoopProperties) {
         this.name = name;
         this.type = type.toLowerCase(Locale.ROOT);
         this.impl = impl;
@@ -62,13 +76,18 @@ public final class IcebergCatalogConfig implements Serializable {
     }
 
     /**
-     * @param type {@code hadoop}, {@code hive}, {@code rest}, {@code jdbc}, {@code glue} or {@code nessie}; ignored with an impl
+     * @param type {@code hadoop}, {@code hive}, {@code rest}, {@code jdbc}, {@code glue} or {@code nessie}; ignored
+     * with an impl
      * @param impl any Iceberg {@code Catalog} class, or null for the type's
      * @param properties the catalog's properties ({@code warehouse}, {@code uri}, {@code io-impl} ...)
      * @param hadoopProperties entries of the catalog's own Hadoop configuration
      */
     public static IcebergCatalogConfig of(
-            String name, String type, @Nullable String impl, Map<String, String> properties, Map<String, String> hadoopProperties) {
+            String name,
+            String type,
+            @Nullable String impl,
+            Map<String, String> properties,
+            Map<String, String> hadoopProperties) {
         return new IcebergCatalogConfig(name, type, impl, properties, hadoopProperties);
     }
 
@@ -76,14 +95,16 @@ public final class IcebergCatalogConfig implements Serializable {
     public java.util.List<String> problems() {
         java.util.List<String> problems = new java.util.ArrayList<>();
         if (impl == null && !IMPLS.containsKey(type)) {
-            problems.add("'catalog-type' = '" + type + "' is unknown; use one of " + new java.util.TreeSet<>(IMPLS.keySet())
-                    + ", or name a Catalog class with 'catalog-impl'.");
+            problems.add("'catalog-type' = '" + type + "' is unknown; use one of "
+                    + new java.util.TreeSet<>(IMPLS.keySet()) + ", or name a Catalog class with 'catalog-impl'.");
             return problems;
         }
         if (impl == null && "hadoop".equals(type) && !properties.containsKey(CatalogProperties.WAREHOUSE_LOCATION)) {
             problems.add("A hadoop catalog needs 'warehouse', e.g. 'file:///data/warehouse'.");
         }
-        if (impl == null && ("hive".equals(type) || "rest".equals(type) || "jdbc".equals(type)) && !properties.containsKey(CatalogProperties.URI)) {
+        if (impl == null
+                && ("hive".equals(type) || "rest".equals(type) || "jdbc".equals(type))
+                && !properties.containsKey(CatalogProperties.URI)) {
             problems.add("A " + type + " catalog needs 'uri'.");
         }
         String cls = implClass();
@@ -149,7 +170,8 @@ public final class IcebergCatalogConfig implements Serializable {
      * from two writing tables of the same name in different catalogs.
      */
     public String identity() {
-        String where = properties.getOrDefault(CatalogProperties.URI, properties.getOrDefault(CatalogProperties.WAREHOUSE_LOCATION, name));
+        String where = properties.getOrDefault(
+                CatalogProperties.URI, properties.getOrDefault(CatalogProperties.WAREHOUSE_LOCATION, name));
         return implClass() + "@" + where.replaceAll("/+$", "");
     }
 

@@ -33,7 +33,6 @@ import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.apache.iceberg.flink.TableLoader;
 import org.apache.iceberg.flink.sink.FlinkSink;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,14 +77,18 @@ public final class IcebergSink implements ChangeSink {
     private final IcebergCatalogConfig catalog;
     private final String defaultDatabase;
     private final WriteMode writeMode;
-    @Nullable private final Integer writeParallelism;
+
+    @Nullable
+    private final Integer writeParallelism;
+
     private final DistributionMode distributionMode;
     private final Map<String, String> tableProperties;
     private final Map<String, String> partitionSpecs;
     private final boolean reconcileSnapshots;
 
     private IcebergSink(Builder b) {
-        this.catalog = IcebergCatalogConfig.of(b.catalogName, b.catalogType, b.catalogImpl, b.catalogProperties, b.hadoopProperties);
+        this.catalog = IcebergCatalogConfig.of(
+                b.catalogName, b.catalogType, b.catalogImpl, b.catalogProperties, b.hadoopProperties);
         this.defaultDatabase = b.defaultDatabase;
         this.writeMode = b.writeMode;
         this.writeParallelism = b.writeParallelism;
@@ -140,16 +143,21 @@ public final class IcebergSink implements ChangeSink {
         for (String key : partitionSpecs.keySet()) {
             if (tables.stream().noneMatch(t -> t.tableId().identifier().equals(key))) {
                 problems.add("'partition-spec." + key + "' names no table of the pipeline; its tables are "
-                        + tables.stream().map(t -> t.tableId().identifier()).collect(java.util.stream.Collectors.toList()) + ".");
+                        + tables.stream()
+                                .map(t -> t.tableId().identifier())
+                                .collect(java.util.stream.Collectors.toList())
+                        + ".");
             }
         }
         Map<TableDescriptor, Schema> schemas = new LinkedHashMap<>();
         for (TableDescriptor t : tables) {
             try {
                 Schema schema = IcebergTables.schema(t);
-                PartitionSpec spec = IcebergTables.spec(schema, t, partitionSpecs.get(t.tableId().identifier()));
+                PartitionSpec spec = IcebergTables.spec(
+                        schema, t, partitionSpecs.get(t.tableId().identifier()));
                 if (writeMode != WriteMode.CHANGELOG) {
-                    String p = IcebergTables.upsertPartitionProblem(identifier(t.tableId()).toString(), spec, schema, t.primaryKey());
+                    String p = IcebergTables.upsertPartitionProblem(
+                            identifier(t.tableId()).toString(), spec, schema, t.primaryKey());
                     if (p != null) {
                         problems.add(p);
                     }
@@ -169,7 +177,11 @@ public final class IcebergSink implements ChangeSink {
                     Table table = c.loadTable(id);
                     problems.addAll(IcebergTables.compatibility(table, e.getValue(), e.getKey()));
                     if (writeMode != WriteMode.CHANGELOG) {
-                        String p = IcebergTables.upsertPartitionProblem(id.toString(), table.spec(), table.schema(), e.getKey().primaryKey());
+                        String p = IcebergTables.upsertPartitionProblem(
+                                id.toString(),
+                                table.spec(),
+                                table.schema(),
+                                e.getKey().primaryKey());
                         if (p != null) {
                             problems.add(p);
                         }
@@ -196,10 +208,15 @@ public final class IcebergSink implements ChangeSink {
                     Table table = c.loadTable(id);
                     holdsRows = !isEmpty(table);
                     Snapshot current = table.currentSnapshot();
-                    state = "exists (" + (current == null ? "no snapshot" : current.summary().getOrDefault("total-records", "?")
-                            + " rows in snapshot " + current.snapshotId()) + ", " + table.spec() + ")";
+                    state = "exists ("
+                            + (current == null
+                                    ? "no snapshot"
+                                    : current.summary().getOrDefault("total-records", "?") + " rows in snapshot "
+                                            + current.snapshotId())
+                            + ", " + table.spec() + ")";
                 } else {
-                    state = "will be created (" + IcebergTables.schema(t).asStruct() + ", identifier fields " + t.primaryKey() + ")";
+                    state = "will be created (" + IcebergTables.schema(t).asStruct() + ", identifier fields "
+                            + t.primaryKey() + ")";
                 }
                 out.add(identifier(t.tableId()) + ": " + state + "; " + writeModeText(holdsRows));
             }
@@ -247,27 +264,29 @@ public final class IcebergSink implements ChangeSink {
                 }
                 // Rows leave the splitter in the table's Flink type, which Iceberg's writer reads them with.
                 RowType target = FlinkSchemaUtil.convert(table.schema());
-                tags.put(t.tableId(), new OutputTag<>("iceberg-" + t.tableId().identifier(), InternalTypeInfo.of(target)));
+                tags.put(
+                        t.tableId(),
+                        new OutputTag<>("iceberg-" + t.tableId().identifier(), InternalTypeInfo.of(target)));
                 converters.put(t.tableId(), new IcebergRowConverter(t.toRowType(), target));
             }
             return null;
         });
 
-        SingleOutputStreamOperator<RowData> split =
-                stream.process(new TableSplitter(tags, converters, upsertSnapshotRows), tags.values().iterator().next().getTypeInfo())
-                        .name("Iceberg: split by table")
-                        .uid(context.uid("split"))
-                        .setParallelism(stream.getParallelism());
+        SingleOutputStreamOperator<RowData> split = stream.process(
+                        new TableSplitter(tags, converters, upsertSnapshotRows),
+                        tags.values().iterator().next().getTypeInfo())
+                .name("Iceberg: split by table")
+                .uid(context.uid("split"))
+                .setParallelism(stream.getParallelism());
         for (TableDescriptor t : context.tables()) {
             TableIdentifier id = identifier(t.tableId());
-            FlinkSink.Builder b =
-                    FlinkSink.forRowData(split.getSideOutput(tags.get(t.tableId())))
-                            .table(loaded.get(t.tableId()))
-                            .tableLoader(TableLoader.fromCatalog(catalog.loader(), id))
-                            .equalityFieldColumns(t.primaryKey())
-                            .upsert(upsert.get(t.tableId()))
-                            .distributionMode(distributionMode)
-                            .uidPrefix(context.uid(id.toString()));
+            FlinkSink.Builder b = FlinkSink.forRowData(split.getSideOutput(tags.get(t.tableId())))
+                    .table(loaded.get(t.tableId()))
+                    .tableLoader(TableLoader.fromCatalog(catalog.loader(), id))
+                    .equalityFieldColumns(t.primaryKey())
+                    .upsert(upsert.get(t.tableId()))
+                    .distributionMode(distributionMode)
+                    .uidPrefix(context.uid(id.toString()));
             if (writeParallelism != null) {
                 b.writeParallelism(writeParallelism);
             }
@@ -276,8 +295,9 @@ public final class IcebergSink implements ChangeSink {
         if (reconcileSnapshots) {
             List<String> names = new ArrayList<>();
             context.tables().forEach(t -> names.add(identifier(t.tableId()).toString()));
-            context.snapshotSignals().ifPresent(signals ->
-                    signals.stream().addSink(new SnapshotReconciler(catalog.loader(), names))
+            context.snapshotSignals()
+                    .ifPresent(signals -> signals.stream()
+                            .addSink(new SnapshotReconciler(catalog.loader(), names))
                             .name("Iceberg: remove rows a new snapshot no longer finds")
                             .uid(context.uid("snapshot-reconciler"))
                             .setParallelism(1));
@@ -286,7 +306,8 @@ public final class IcebergSink implements ChangeSink {
 
     private Table create(Catalog c, TableDescriptor t, TableIdentifier id) {
         Schema schema = IcebergTables.schema(t);
-        PartitionSpec spec = IcebergTables.spec(schema, t, partitionSpecs.get(t.tableId().identifier()));
+        PartitionSpec spec =
+                IcebergTables.spec(schema, t, partitionSpecs.get(t.tableId().identifier()));
         if (c instanceof SupportsNamespaces) {
             SupportsNamespaces ns = (SupportsNamespaces) c;
             if (!ns.namespaceExists(id.namespace())) {
@@ -303,9 +324,17 @@ public final class IcebergSink implements ChangeSink {
         props.put(TableProperties.FORMAT_VERSION, "2");
         t.comment().ifPresent(comment -> props.putIfAbsent("comment", comment));
         try {
-            Table table = c.buildTable(id, schema).withPartitionSpec(spec).withProperties(props).create();
-            LOG.info("Created Iceberg table {} ({}, identifier fields {}, {}) in {}", id, schema.asStruct(),
-                    t.primaryKey(), spec, catalog);
+            Table table = c.buildTable(id, schema)
+                    .withPartitionSpec(spec)
+                    .withProperties(props)
+                    .create();
+            LOG.info(
+                    "Created Iceberg table {} ({}, identifier fields {}, {}) in {}",
+                    id,
+                    schema.asStruct(),
+                    t.primaryKey(),
+                    spec,
+                    catalog);
             return table;
         } catch (AlreadyExistsException e) {
             return c.loadTable(id);
@@ -328,12 +357,17 @@ public final class IcebergSink implements ChangeSink {
                 return false;
             default:
                 if (sourceRepeats) {
-                    LOG.info("Iceberg table {}: write-mode auto chose upsert (the source may deliver a change more than once).",
+                    LOG.info(
+                            "Iceberg table {}: write-mode auto chose upsert (the source may deliver a" + " change"
+                                    + " more than once).",
                             table.name());
                     return true;
                 }
-                LOG.info("Iceberg table {}: write-mode auto chose changelog{}.", table.name(),
-                        holdsRows ? ", with snapshot rows upserted (the table holds rows a new snapshot may repeat)"
+                LOG.info(
+                        "Iceberg table {}: write-mode auto chose changelog{}.",
+                        table.name(),
+                        holdsRows
+                                ? ", with snapshot rows upserted (the table holds rows a new snapshot may repeat)"
                                 : " (the table is new or empty)");
                 return false;
         }
@@ -363,9 +397,11 @@ public final class IcebergSink implements ChangeSink {
                 root = root.getCause();
             }
             // The root cause goes into the message: the pipeline reports problems as text.
-            throw new InletValidationException("Cannot open the Iceberg catalog " + catalog + ": " + e
-                    + (root != e ? ", caused by " + root : "")
-                    + ". Check the catalog options ('catalog-type', 'warehouse', 'uri', 'catalog.*').", e);
+            throw new InletValidationException(
+                    "Cannot open the Iceberg catalog " + catalog + ": " + e
+                            + (root != e ? ", caused by " + root : "")
+                            + ". Check the catalog options ('catalog-type', 'warehouse', 'uri', 'catalog.*').",
+                    e);
         }
         try {
             return work.run(c);
@@ -395,12 +431,18 @@ public final class IcebergSink implements ChangeSink {
     public static final class Builder {
         private String catalogName = IcebergSinkOptions.CATALOG_NAME.defaultValue();
         private String catalogType = IcebergSinkOptions.CATALOG_TYPE.defaultValue();
-        @Nullable private String catalogImpl;
+
+        @Nullable
+        private String catalogImpl;
+
         private final Map<String, String> catalogProperties = new HashMap<>();
         private final Map<String, String> hadoopProperties = new HashMap<>();
         private String defaultDatabase = IcebergSinkOptions.DEFAULT_DATABASE.defaultValue();
         private WriteMode writeMode = WriteMode.AUTO;
-        @Nullable private Integer writeParallelism;
+
+        @Nullable
+        private Integer writeParallelism;
+
         private DistributionMode distributionMode = DistributionMode.NONE;
         private final Map<String, String> tableProperties = new LinkedHashMap<>();
         private final Map<String, String> partitionSpecs = new LinkedHashMap<>();
@@ -466,7 +508,8 @@ public final class IcebergSink implements ChangeSink {
             try {
                 this.distributionMode = DistributionMode.fromName(mode);
             } catch (IllegalArgumentException e) {
-                throw new InletValidationException("'distribution-mode' = '" + mode + "' is unknown; use none or hash.");
+                throw new InletValidationException(
+                        "'distribution-mode' = '" + mode + "' is unknown; use none or hash.");
             }
             return this;
         }
@@ -502,9 +545,11 @@ public final class IcebergSink implements ChangeSink {
                 problems.add("'write-parallelism' must be positive, was " + writeParallelism + ".");
             }
             if (distributionMode == DistributionMode.RANGE) {
-                problems.add("'distribution-mode' = 'range' is not supported by Iceberg's Flink writer; use none or hash.");
+                problems.add(
+                        "'distribution-mode' = 'range' is not supported by Iceberg's Flink writer; use none or hash.");
             }
-            if (tableProperties.containsKey(TableProperties.FORMAT_VERSION) && !"2".equals(tableProperties.get(TableProperties.FORMAT_VERSION))) {
+            if (tableProperties.containsKey(TableProperties.FORMAT_VERSION)
+                    && !"2".equals(tableProperties.get(TableProperties.FORMAT_VERSION))) {
                 problems.add("'table.format-version' must be 2: updates and deletes need Iceberg v2 tables.");
             }
             IcebergSink sink = new IcebergSink(this);

@@ -30,13 +30,23 @@ public final class IcebergSinkFactory implements ChangeSinkFactory {
 
     @Override
     public Set<ConfigOption<?>> optionalOptions() {
-        return Set.of(CATALOG_NAME, CATALOG_TYPE, CATALOG_IMPL, WAREHOUSE, URI, DEFAULT_DATABASE, WRITE_MODE,
-                WRITE_PARALLELISM, DISTRIBUTION_MODE, RECONCILE_SNAPSHOTS);
+        return Set.of(
+                CATALOG_NAME,
+                CATALOG_TYPE,
+                CATALOG_IMPL,
+                WAREHOUSE,
+                URI,
+                DEFAULT_DATABASE,
+                WRITE_MODE,
+                WRITE_PARALLELISM,
+                DISTRIBUTION_MODE,
+                RECONCILE_SNAPSHOTS);
     }
 
     @Override
     public Set<String> passThroughPrefixes() {
-        return Set.of(CATALOG_PROPERTIES_PREFIX, HADOOP_PROPERTIES_PREFIX, TABLE_PROPERTIES_PREFIX, PARTITION_SPEC_PREFIX);
+        return Set.of(
+                CATALOG_PROPERTIES_PREFIX, HADOOP_PROPERTIES_PREFIX, TABLE_PROPERTIES_PREFIX, PARTITION_SPEC_PREFIX);
     }
 
     @Override

@@ -15,54 +15,70 @@ public final class IcebergSinkOptions {
 
     private IcebergSinkOptions() {}
 
-    public static final ConfigOption<String> CATALOG_NAME =
-            ConfigOptions.key("catalog-name").stringType().defaultValue("inlet")
-                    .withDescription("Name of the catalog (shows in Iceberg's metrics and logs).");
+    public static final ConfigOption<String> CATALOG_NAME = ConfigOptions.key("catalog-name")
+            .stringType()
+            .defaultValue("inlet")
+            .withDescription("Name of the catalog (shows in Iceberg's metrics and logs).");
 
-    public static final ConfigOption<String> CATALOG_TYPE =
-            ConfigOptions.key("catalog-type").stringType().defaultValue("hadoop")
-                    .withDescription("hadoop (a warehouse directory), hive, rest, jdbc, glue or nessie; ignored when 'catalog-impl' is set.");
+    public static final ConfigOption<String> CATALOG_TYPE = ConfigOptions.key("catalog-type")
+            .stringType()
+            .defaultValue("hadoop")
+            .withDescription("hadoop (a warehouse directory), hive, rest, jdbc, glue or nessie; ignored when"
+                    + " 'catalog-impl' is set.");
 
-    public static final ConfigOption<String> CATALOG_IMPL =
-            ConfigOptions.key("catalog-impl").stringType().noDefaultValue()
-                    .withDescription("Class name of any Iceberg Catalog implementation, e.g. org.apache.iceberg.aws.glue.GlueCatalog.");
+    public static final ConfigOption<String> CATALOG_IMPL = ConfigOptions.key("catalog-impl")
+            .stringType()
+            .noDefaultValue()
+            .withDescription(
+                    "Class name of any Iceberg Catalog implementation, e.g. org.apache.iceberg.aws.glue.GlueCatalog.");
 
-    public static final ConfigOption<String> WAREHOUSE =
-            ConfigOptions.key("warehouse").stringType().noDefaultValue()
-                    .withDescription("Warehouse location, e.g. file:///data/warehouse or s3://bucket/warehouse.");
+    public static final ConfigOption<String> WAREHOUSE = ConfigOptions.key("warehouse")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Warehouse location, e.g. file:///data/warehouse or s3://bucket/warehouse.");
 
-    public static final ConfigOption<String> URI =
-            ConfigOptions.key("uri").stringType().noDefaultValue()
-                    .withDescription("URI of the catalog service: thrift:// for hive, http(s):// for rest, jdbc: for jdbc.");
+    public static final ConfigOption<String> URI = ConfigOptions.key("uri")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("URI of the catalog service: thrift:// for hive, http(s):// for rest, jdbc: for jdbc.");
 
-    public static final ConfigOption<String> DEFAULT_DATABASE =
-            ConfigOptions.key("default-database").stringType().defaultValue("default")
-                    .withDescription("Namespace of tables whose id has no database.");
+    public static final ConfigOption<String> DEFAULT_DATABASE = ConfigOptions.key("default-database")
+            .stringType()
+            .defaultValue("default")
+            .withDescription("Namespace of tables whose id has no database.");
 
-    public static final ConfigOption<String> WRITE_MODE =
-            ConfigOptions.key("write-mode").stringType().defaultValue("auto")
-                    .withDescription(
-                            "upsert: every +I/+U deletes the key first (equality delete), so replays and re-snapshots are"
-                                    + " idempotent; changelog: -U/-D delete, +I/+U insert, no delete per insert (cheaper, but a"
-                                    + " row inserted twice stays twice); auto: upsert for a source that may deliver a change twice,"
-                                    + " else changelog with the rows of a snapshot upserted when the table already holds rows. All"
-                                    + " three are exactly-once across failures and restores.");
+    public static final ConfigOption<String> WRITE_MODE = ConfigOptions.key("write-mode")
+            .stringType()
+            .defaultValue("auto")
+            .withDescription(
+                    "upsert: every +I/+U deletes the key first (equality delete), so replays and re-snapshots are"
+                            + " idempotent; changelog: -U/-D delete, +I/+U insert, no delete per insert (cheaper, but a"
+                            + " row inserted twice stays twice); auto: upsert for a source that may" + " deliver a"
+                            + " change twice,"
+                            + " else changelog with the rows of a snapshot upserted when the table already"
+                            + " holds rows. All"
+                            + " three are exactly-once across failures and restores.");
 
-    public static final ConfigOption<Integer> WRITE_PARALLELISM =
-            ConfigOptions.key("write-parallelism").intType().noDefaultValue()
-                    .withDescription("Parallelism of the writers of each table. Default: the job's.");
+    public static final ConfigOption<Integer> WRITE_PARALLELISM = ConfigOptions.key("write-parallelism")
+            .intType()
+            .noDefaultValue()
+            .withDescription("Parallelism of the writers of each table. Default: the job's.");
 
-    public static final ConfigOption<String> DISTRIBUTION_MODE =
-            ConfigOptions.key("distribution-mode").stringType().defaultValue("none")
-                    .withDescription("none (rows keyed by primary key) or hash (by partition, for fewer files per partition).");
+    public static final ConfigOption<String> DISTRIBUTION_MODE = ConfigOptions.key("distribution-mode")
+            .stringType()
+            .defaultValue("none")
+            .withDescription("none (rows keyed by primary key) or hash (by partition, for fewer files per partition).");
 
-    public static final ConfigOption<Boolean> RECONCILE_SNAPSHOTS =
-            ConfigOptions.key("reconcile-snapshots").booleanType().defaultValue(true)
-                    .withDescription(
-                            "When the source takes a snapshot from scratch over tables that already hold rows (a job started"
-                                    + " without state), remove the rows the snapshot no longer finds once it is committed, so the"
-                                    + " tables end equal to the source. Turn it off when other jobs also write these tables: their"
-                                    + " rows would be removed too.");
+    public static final ConfigOption<Boolean> RECONCILE_SNAPSHOTS = ConfigOptions.key("reconcile-snapshots")
+            .booleanType()
+            .defaultValue(true)
+            .withDescription(
+                    "When the source takes a snapshot from scratch over tables that already hold rows (a job started"
+                            + " without state), remove the rows the snapshot no longer finds once it is"
+                            + " committed, so the"
+                            + " tables end equal to the source. Turn it off when other jobs also write" + " these"
+                            + " tables: their"
+                            + " rows would be removed too.");
 
     /** Prefix of catalog properties, e.g. 'catalog.io-impl' or 'catalog.jdbc.user'. */
     public static final String CATALOG_PROPERTIES_PREFIX = "catalog.";

@@ -23,7 +23,8 @@ public enum WriteMode {
         try {
             return valueOf(text.trim().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new InletValidationException("'write-mode' = '" + text + "' is unknown; use auto, upsert or changelog.");
+            throw new InletValidationException(
+                    "'write-mode' = '" + text + "' is unknown; use auto, upsert or changelog.");
         }
     }
 }

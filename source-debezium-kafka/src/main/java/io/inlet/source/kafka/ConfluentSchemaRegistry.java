@@ -35,10 +35,11 @@ public final class ConfluentSchemaRegistry {
      * @throws InletValidationException when the URL is missing
      */
     public static ConfluentSchemaRegistry fromOptions(ReadableConfig options) {
-        String url = options.getOptional(DebeziumKafkaOptions.REGISTRY_URL).orElseThrow(() -> new InletValidationException(
-                "'" + DebeziumKafkaOptions.REGISTRY_URL.key() + "' is missing: set the schema registry's URL, e.g."
-                        + " http://registry:8081."));
-        return new ConfluentSchemaRegistry(new SchemaRegistryClient(new RegistrySettings(url,
+        String url = options.getOptional(DebeziumKafkaOptions.REGISTRY_URL)
+                .orElseThrow(() -> new InletValidationException("'" + DebeziumKafkaOptions.REGISTRY_URL.key()
+                        + "' is missing: set the schema registry's URL, e.g." + " http://registry:8081."));
+        return new ConfluentSchemaRegistry(new SchemaRegistryClient(new RegistrySettings(
+                url,
                 options.get(DebeziumKafkaOptions.REGISTRY_BASIC_AUTH_USER_INFO),
                 options.get(DebeziumKafkaOptions.REGISTRY_TRUSTSTORE_LOCATION),
                 options.get(DebeziumKafkaOptions.REGISTRY_TRUSTSTORE_PASSWORD),

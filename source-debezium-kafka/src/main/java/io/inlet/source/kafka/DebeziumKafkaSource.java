@@ -35,7 +35,6 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.apache.kafka.common.TopicPartition;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -84,20 +83,40 @@ public final class DebeziumKafkaSource implements ChangeSource {
 
     private final String bootstrapServers;
     private final List<String> topics;
-    @Nullable private final String topicPattern;
-    @Nullable private final String groupId;
+
+    @Nullable
+    private final String topicPattern;
+
+    @Nullable
+    private final String groupId;
+
     private final String startupMode;
-    @Nullable private final Long startupTimestamp;
-    @Nullable private final String startupOffsets;
+
+    @Nullable
+    private final Long startupTimestamp;
+
+    @Nullable
+    private final String startupOffsets;
+
     private final String boundedMode;
-    @Nullable private final Long boundedTimestamp;
-    @Nullable private final String boundedOffsets;
+
+    @Nullable
+    private final Long boundedTimestamp;
+
+    @Nullable
+    private final String boundedOffsets;
+
     private final Properties kafkaProperties;
     private final RegistrySettings registry;
     private final String tableIdPattern;
     private final String tableIdReplacement;
-    @Nullable private final String deadLetterTopic;
-    @Nullable private final String excludeColumns;
+
+    @Nullable
+    private final String deadLetterTopic;
+
+    @Nullable
+    private final String excludeColumns;
+
     private final TimePrecisionMode timePrecisionMode;
     private final SchemaChangeBehavior schemaChangeBehavior;
 
@@ -144,9 +163,12 @@ public final class DebeziumKafkaSource implements ChangeSource {
         Map<String, TableDescriptor> byTopic = new LinkedHashMap<>();
 
         Map<TableId, String> topicOfTable = new HashMap<>();
-        String narrow = topicPattern == null ? "" : " It matched 'topic-pattern' = '" + topicPattern + "': if it is no change topic"
-                + " of the connector (a schema history, dead-letter or other application's topic), narrow 'topic-pattern' to the"
-                + " connector's topics, e.g. 'dbserver1\\..*'.";
+        String narrow = topicPattern == null
+                ? ""
+                : " It matched 'topic-pattern' = '" + topicPattern + "': if it is no change topic"
+                        + " of the connector (a schema history, dead-letter or other application's topic),"
+                        + " narrow 'topic-pattern' to the"
+                        + " connector's topics, e.g. 'dbserver1\\..*'.";
         for (String topic : resolved) {
             TableId id = tableId(idPattern, topic, problems, narrow);
             if (id == null) {
@@ -161,14 +183,17 @@ public final class DebeziumKafkaSource implements ChangeSource {
             try {
                 Optional<SchemaRegistryClient.Registered> value = client.latest(topic + "-value");
                 if (value.isEmpty()) {
-                    problems.add("The schema registry at " + registry.describe() + " has no subject " + topic + "-value."
+                    problems.add("The schema registry at " + registry.describe() + " has no subject " + topic
+                            + "-value."
                             + " Inlet derives the table from the schema Debezium registered for the topic's values: has"
                             + " anything been written to " + topic + " yet, with the topic-name subject strategy?"
                             + client.pathHint() + narrow);
                     continue;
                 }
                 Schema key = client.latest(topic + "-key").map(r -> r.schema).orElse(null);
-                byTopic.put(topic, EnvelopeSchemas.describe(id, topic, value.get().schema, key, excluded, timePrecisionMode));
+                byTopic.put(
+                        topic,
+                        EnvelopeSchemas.describe(id, topic, value.get().schema, key, excluded, timePrecisionMode));
             } catch (InletValidationException e) {
                 e.problems().forEach(p -> problems.add(p + narrow));
             } catch (IOException e) {
@@ -183,8 +208,12 @@ public final class DebeziumKafkaSource implements ChangeSource {
         }
         tablesByTopic = byTopic;
         buildOffsets = endOffsets(new ArrayList<>(byTopic.keySet()));
-        LOG.info("debezium-kafka reads {} topic(s) as tables: {}", byTopic.size(),
-                byTopic.entrySet().stream().map(e -> e.getKey() + " -> " + e.getValue().tableId()).collect(Collectors.joining(", ")));
+        LOG.info(
+                "debezium-kafka reads {} topic(s) as tables: {}",
+                byTopic.size(),
+                byTopic.entrySet().stream()
+                        .map(e -> e.getKey() + " -> " + e.getValue().tableId())
+                        .collect(Collectors.joining(", ")));
         return new ArrayList<>(byTopic.values());
     }
 
@@ -192,10 +221,13 @@ public final class DebeziumKafkaSource implements ChangeSource {
     private TableId tableId(Pattern pattern, String topic, List<String> problems, String narrow) {
         Matcher m = pattern.matcher(topic);
         if (!m.matches()) {
-            problems.add("Topic " + topic + " does not match 'table-id.pattern' = '" + tableIdPattern + "' (whole name)."
-                    + (narrow.isEmpty()
-                            ? " Set 'table-id.pattern' and 'table-id.replacement' for its naming, e.g. '(.*)' and 'default.$1'."
-                            : narrow + " If it is one, set 'table-id.pattern' and 'table-id.replacement' for its naming."));
+            problems.add(
+                    "Topic " + topic + " does not match 'table-id.pattern' = '" + tableIdPattern + "' (whole name)."
+                            + (narrow.isEmpty()
+                                    ? " Set 'table-id.pattern' and 'table-id.replacement' for its naming,"
+                                            + " e.g. '(.*)'" + " and 'default.$1'."
+                                    : narrow + " If it is one, set 'table-id.pattern' and"
+                                            + " 'table-id.replacement' for its naming."));
             return null;
         }
         StringBuffer sb = new StringBuffer();
@@ -203,7 +235,8 @@ public final class DebeziumKafkaSource implements ChangeSource {
             m.appendReplacement(sb, tableIdReplacement);
             return TableId.parse(sb.toString());
         } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
-            problems.add("'table-id.replacement' = '" + tableIdReplacement + "' gives no table id for topic " + topic + ": " + e.getMessage());
+            problems.add("'table-id.replacement' = '" + tableIdReplacement + "' gives no table id for topic " + topic
+                    + ": " + e.getMessage());
             return null;
         }
     }
@@ -220,10 +253,15 @@ public final class DebeziumKafkaSource implements ChangeSource {
         Map<String, Long> out = new HashMap<>();
         try (Admin admin = Admin.create(p)) {
             Map<TopicPartition, OffsetSpec> wanted = new HashMap<>();
-            admin.describeTopics(topicNames).allTopicNames().get(60, TimeUnit.SECONDS).forEach((name, d) ->
-                    d.partitions().forEach(part -> wanted.put(new TopicPartition(name, part.partition()),
-                            OffsetSpec.latest())));
-            admin.listOffsets(wanted).all().get(60, TimeUnit.SECONDS)
+            admin.describeTopics(topicNames)
+                    .allTopicNames()
+                    .get(60, TimeUnit.SECONDS)
+                    .forEach((name, d) -> d.partitions()
+                            .forEach(part ->
+                                    wanted.put(new TopicPartition(name, part.partition()), OffsetSpec.latest())));
+            admin.listOffsets(wanted)
+                    .all()
+                    .get(60, TimeUnit.SECONDS)
                     .forEach((tp, info) -> out.put(tp.topic() + ":" + tp.partition(), info.offset()));
         } catch (Exception e) {
             throw new InletValidationException(
@@ -253,24 +291,29 @@ public final class DebeziumKafkaSource implements ChangeSource {
         if (topicPattern != null) {
             Pattern pat = Pattern.compile(topicPattern);
             // Never Inlet's own dead-letter topic: its records are the ones that could not be read.
-            List<String> matched = existing.stream().filter(t -> pat.matcher(t).matches()).filter(t -> !t.equals(deadLetterTopic))
-                    .sorted().collect(Collectors.toList());
+            List<String> matched = existing.stream()
+                    .filter(t -> pat.matcher(t).matches())
+                    .filter(t -> !t.equals(deadLetterTopic))
+                    .sorted()
+                    .collect(Collectors.toList());
             if (matched.isEmpty()) {
                 throw new InletValidationException(
-                        "No topic of the Kafka cluster at " + bootstrapServers + " matches 'topic-pattern' = '" + topicPattern
-                                + "' (whole name). Topics: " + new TreeSet<>(existing) + ".");
+                        "No topic of the Kafka cluster at " + bootstrapServers + " matches 'topic-pattern' = '"
+                                + topicPattern + "' (whole name). Topics: " + new TreeSet<>(existing) + ".");
             }
             return matched;
         }
         if (deadLetterTopic != null && topics.contains(deadLetterTopic)) {
-            throw new InletValidationException("'topic' names the dead-letter topic " + deadLetterTopic + ", where this source sets"
-                    + " aside the records it cannot read. Read another topic, or set another 'dead-letter.topic'.");
-        }
-        List<String> missing = topics.stream().filter(t -> !existing.contains(t)).collect(Collectors.toList());
-        if (!missing.isEmpty()) {
             throw new InletValidationException(
-                    "The Kafka cluster at " + bootstrapServers + " has no topic " + missing + ". Fix 'topic'; topics there: "
-                            + new TreeSet<>(existing) + ".");
+                    "'topic' names the dead-letter topic " + deadLetterTopic + ", where this source sets"
+                            + " aside the records it cannot read. Read another topic, or set another"
+                            + " 'dead-letter.topic'.");
+        }
+        List<String> missing =
+                topics.stream().filter(t -> !existing.contains(t)).collect(Collectors.toList());
+        if (!missing.isEmpty()) {
+            throw new InletValidationException("The Kafka cluster at " + bootstrapServers + " has no topic " + missing
+                    + ". Fix 'topic'; topics there: " + new TreeSet<>(existing) + ".");
         }
         return topics;
     }
@@ -285,42 +328,49 @@ public final class DebeziumKafkaSource implements ChangeSource {
                 }
             });
         }
-        KafkaSourceBuilder<KafkaRawRecord> b =
-                KafkaSource.<KafkaRawRecord>builder()
-                        .setBootstrapServers(bootstrapServers)
-                        // Exactly the topics validated now: a topic created later that matches a
-                        // pattern is not read without a rebuilt pipeline that knows its table.
-                        .setTopics(new ArrayList<>(byTopic.keySet()))
-                        .setDeserializer(new RawRecordDeserializer())
-                        .setProperties(kafkaProperties)
-                        .setStartingOffsets(offsets(startupMode, startupTimestamp, startupOffsets, byTopic.keySet(), true));
+        KafkaSourceBuilder<KafkaRawRecord> b = KafkaSource.<KafkaRawRecord>builder()
+                .setBootstrapServers(bootstrapServers)
+                // Exactly the topics validated now: a topic created later that matches a
+                // pattern is not read without a rebuilt pipeline that knows its table.
+                .setTopics(new ArrayList<>(byTopic.keySet()))
+                .setDeserializer(new RawRecordDeserializer())
+                .setProperties(kafkaProperties)
+                .setStartingOffsets(offsets(startupMode, startupTimestamp, startupOffsets, byTopic.keySet(), true));
         if (groupId != null) {
             b.setGroupId(groupId);
         }
         if (!"unbounded".equals(boundedMode)) {
             b.setBounded(offsets(boundedMode, boundedTimestamp, boundedOffsets, byTopic.keySet(), false));
         }
-        DataStreamSource<KafkaRawRecord> raw =
-                env.fromSource(b.build(), WatermarkStrategy.noWatermarks(), "Kafka: " + String.join(", ", byTopic.keySet()));
+        DataStreamSource<KafkaRawRecord> raw = env.fromSource(
+                b.build(), WatermarkStrategy.noWatermarks(), "Kafka: " + String.join(", ", byTopic.keySet()));
         raw.uid(context.uid("kafka-reader"));
-        OutputTag<KafkaRawRecord> dlq = deadLetterTopic == null ? null : new OutputTag<>("dead-letters", KafkaRawRecord.TYPE);
-        SingleOutputStreamOperator<ChangeEvent> events =
-                raw.process(new DebeziumDecodeFunction(registry, byTopic,
-                                new DebeziumRecordDecoder.Settings(buildOffsets, excludeColumns, timePrecisionMode, schemaChangeBehavior),
-                                dlq), context.typeInfo())
-                        .name("Debezium Avro decoder")
-                        .uid(context.uid("decoder"))
-                        .setParallelism(raw.getParallelism());
+        OutputTag<KafkaRawRecord> dlq =
+                deadLetterTopic == null ? null : new OutputTag<>("dead-letters", KafkaRawRecord.TYPE);
+        SingleOutputStreamOperator<ChangeEvent> events = raw.process(
+                        new DebeziumDecodeFunction(
+                                registry,
+                                byTopic,
+                                new DebeziumRecordDecoder.Settings(
+                                        buildOffsets, excludeColumns, timePrecisionMode, schemaChangeBehavior),
+                                dlq),
+                        context.typeInfo())
+                .name("Debezium Avro decoder")
+                .uid(context.uid("decoder"))
+                .setParallelism(raw.getParallelism());
         if (dlq != null) {
             Properties producer = new Properties();
             producer.putAll(kafkaProperties);
-            producer.keySet().removeIf(k -> String.valueOf(k).startsWith("group.") || String.valueOf(k).startsWith("auto.offset"));
+            producer.keySet()
+                    .removeIf(k -> String.valueOf(k).startsWith("group.")
+                            || String.valueOf(k).startsWith("auto.offset"));
             events.getSideOutput(dlq)
                     .sinkTo(KafkaSink.<KafkaRawRecord>builder()
                             .setBootstrapServers(bootstrapServers)
                             .setKafkaProducerConfig(producer)
                             .setRecordSerializer(new DeadLetterSerializer(deadLetterTopic))
-                            // At least once: a dead letter written twice after a restart is set aside twice, never lost.
+                            // At least once: a dead letter written twice after a restart is set aside twice, never
+                            // lost.
                             .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
                             .build())
                     .name("Dead letters to " + deadLetterTopic)
@@ -329,14 +379,17 @@ public final class DebeziumKafkaSource implements ChangeSource {
         return events;
     }
 
-    private OffsetsInitializer offsets(String mode, @Nullable Long timestamp, @Nullable String specific, Set<String> topicSet, boolean startup) {
+    private OffsetsInitializer offsets(
+            String mode, @Nullable Long timestamp, @Nullable String specific, Set<String> topicSet, boolean startup) {
         switch (mode) {
             case "earliest-offset":
                 return OffsetsInitializer.earliest();
             case "latest-offset":
                 return OffsetsInitializer.latest();
             case "group-offsets":
-                return startup ? OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST) : OffsetsInitializer.committedOffsets();
+                return startup
+                        ? OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST)
+                        : OffsetsInitializer.committedOffsets();
             case "timestamp":
                 return OffsetsInitializer.timestamp(timestamp);
             case "specific-offsets":
@@ -348,7 +401,9 @@ public final class DebeziumKafkaSource implements ChangeSource {
                         kv.put(pair[0].trim(), pair[1].trim());
                     }
                     for (String topic : topicSet) {
-                        offsets.put(new TopicPartition(topic, Integer.parseInt(kv.get("partition"))), Long.parseLong(kv.get("offset")));
+                        offsets.put(
+                                new TopicPartition(topic, Integer.parseInt(kv.get("partition"))),
+                                Long.parseLong(kv.get("offset")));
                     }
                 }
                 return OffsetsInitializer.offsets(offsets);
@@ -368,8 +423,9 @@ public final class DebeziumKafkaSource implements ChangeSource {
 
     @Override
     public String toString() {
-        return "DebeziumKafkaSource{" + bootstrapServers + ", " + (topicPattern != null ? "topic-pattern=" + topicPattern : "topic=" + topics)
-                + ", registry=" + registry.describe() + (deadLetterTopic == null ? "" : ", dead-letter.topic=" + deadLetterTopic) + "}";
+        return "DebeziumKafkaSource{" + bootstrapServers + ", "
+                + (topicPattern != null ? "topic-pattern=" + topicPattern : "topic=" + topics) + ", registry="
+                + registry.describe() + (deadLetterTopic == null ? "" : ", dead-letter.topic=" + deadLetterTopic) + "}";
     }
 
     /** Builds a {@link DebeziumKafkaSource}; {@link #build()} checks the options. */
@@ -377,34 +433,67 @@ public final class DebeziumKafkaSource implements ChangeSource {
     public static final class Builder {
         private String bootstrapServers;
         private final List<String> topics = new ArrayList<>();
-        @Nullable private String topicPattern;
-        @Nullable private String groupId;
+
+        @Nullable
+        private String topicPattern;
+
+        @Nullable
+        private String groupId;
+
         private String startupMode = DebeziumKafkaOptions.SCAN_STARTUP_MODE.defaultValue();
-        @Nullable private Long startupTimestamp;
-        @Nullable private String startupOffsets;
+
+        @Nullable
+        private Long startupTimestamp;
+
+        @Nullable
+        private String startupOffsets;
+
         private String boundedMode = DebeziumKafkaOptions.SCAN_BOUNDED_MODE.defaultValue();
-        @Nullable private Long boundedTimestamp;
-        @Nullable private String boundedOffsets;
+
+        @Nullable
+        private Long boundedTimestamp;
+
+        @Nullable
+        private String boundedOffsets;
+
         private final Properties kafkaProperties = new Properties();
         private String registryUrl;
-        @Nullable private String basicAuthUserInfo;
-        @Nullable private String truststoreLocation;
-        @Nullable private String truststorePassword;
-        @Nullable private String keystoreLocation;
-        @Nullable private String keystorePassword;
+
+        @Nullable
+        private String basicAuthUserInfo;
+
+        @Nullable
+        private String truststoreLocation;
+
+        @Nullable
+        private String truststorePassword;
+
+        @Nullable
+        private String keystoreLocation;
+
+        @Nullable
+        private String keystorePassword;
+
         private int registryMaxRetries = DebeziumKafkaOptions.REGISTRY_MAX_RETRIES.defaultValue();
         private Duration registryTimeout = DebeziumKafkaOptions.REGISTRY_TIMEOUT.defaultValue();
         private String tableIdPattern = DebeziumKafkaOptions.TABLE_ID_PATTERN.defaultValue();
         private String tableIdReplacement = DebeziumKafkaOptions.TABLE_ID_REPLACEMENT.defaultValue();
         private String badRecordAction = DebeziumKafkaOptions.BAD_RECORD_ACTION.defaultValue();
-        @Nullable private String deadLetterTopic;
-        @Nullable private String excludeColumns;
+
+        @Nullable
+        private String deadLetterTopic;
+
+        @Nullable
+        private String excludeColumns;
+
         private TimePrecisionMode timePrecisionMode = TimePrecisionMode.TIME;
         private SchemaChangeBehavior schemaChangeBehavior = SchemaChangeBehavior.FAIL;
 
         private Builder() {}
 
-        /** Columns to leave out, never decoded: a regular expression over {@code database.table.column} (the table id). */
+        /**
+         * Columns to leave out, never decoded: a regular expression over {@code database.table.column} (the table id).
+         */
         public Builder excludeColumns(String regex) {
             this.excludeColumns = regex;
             return this;
@@ -416,7 +505,10 @@ public final class DebeziumKafkaSource implements ChangeSource {
             return this;
         }
 
-        /** What a writer schema registered after the pipeline was built that changes a table does; see {@link SchemaChangeBehavior}. */
+        /**
+         * What a writer schema registered after the pipeline was built that changes a table does; see {@link
+         * SchemaChangeBehavior}.
+         */
         public Builder schemaChangeBehavior(SchemaChangeBehavior behavior) {
             this.schemaChangeBehavior = Objects.requireNonNull(behavior);
             return this;
@@ -552,9 +644,11 @@ public final class DebeziumKafkaSource implements ChangeSource {
             if (registryUrl == null || registryUrl.trim().isEmpty()) {
                 problems.add("Set 'debezium-avro-confluent.url' to the schema registry, e.g. http://registry:8081.");
             }
-            Set<String> startModes = Set.of("earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets");
+            Set<String> startModes =
+                    Set.of("earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets");
             if (!startModes.contains(startupMode)) {
-                problems.add("'scan.startup.mode' = '" + startupMode + "' is unknown; use one of " + new TreeSet<>(startModes) + ".");
+                problems.add("'scan.startup.mode' = '" + startupMode + "' is unknown; use one of "
+                        + new TreeSet<>(startModes) + ".");
             }
             if ("timestamp".equals(startupMode) && startupTimestamp == null) {
                 problems.add("'scan.startup.mode' = 'timestamp' needs 'scan.startup.timestamp-millis'.");
@@ -562,8 +656,10 @@ public final class DebeziumKafkaSource implements ChangeSource {
             if ("specific-offsets".equals(startupMode)) {
                 checkOffsets(problems, "scan.startup.specific-offsets", startupOffsets);
             }
-            if (!"unbounded".equals(boundedMode) && !startModes.contains(boundedMode) || "earliest-offset".equals(boundedMode)) {
-                problems.add("'scan.bounded.mode' = '" + boundedMode + "' is unknown; use unbounded, latest-offset, group-offsets, timestamp or specific-offsets.");
+            if (!"unbounded".equals(boundedMode) && !startModes.contains(boundedMode)
+                    || "earliest-offset".equals(boundedMode)) {
+                problems.add("'scan.bounded.mode' = '" + boundedMode
+                        + "' is unknown; use unbounded, latest-offset, group-offsets, timestamp or specific-offsets.");
             }
             if ("timestamp".equals(boundedMode) && boundedTimestamp == null) {
                 problems.add("'scan.bounded.mode' = 'timestamp' needs 'scan.bounded.timestamp-millis'.");
@@ -572,7 +668,8 @@ public final class DebeziumKafkaSource implements ChangeSource {
                 checkOffsets(problems, "scan.bounded.specific-offsets", boundedOffsets);
             }
             if ("group-offsets".equals(startupMode) && groupId == null) {
-                problems.add("'scan.startup.mode' = 'group-offsets' needs 'properties.group.id'; or choose earliest-offset.");
+                problems.add("'scan.startup.mode' = 'group-offsets' needs 'properties.group.id'; or choose"
+                        + " earliest-offset.");
             }
             if (!Set.of("fail", "dead-letter").contains(badRecordAction)) {
                 problems.add("'bad-record.action' = '" + badRecordAction + "' is unknown; use fail or dead-letter.");
@@ -587,8 +684,14 @@ public final class DebeziumKafkaSource implements ChangeSource {
                 throw new InletValidationException(problems);
             }
             RegistrySettings registry = new RegistrySettings(
-                    registryUrl, basicAuthUserInfo, truststoreLocation, truststorePassword, keystoreLocation, keystorePassword,
-                    registryMaxRetries, registryTimeout.toMillis());
+                    registryUrl,
+                    basicAuthUserInfo,
+                    truststoreLocation,
+                    truststorePassword,
+                    keystoreLocation,
+                    keystorePassword,
+                    registryMaxRetries,
+                    registryTimeout.toMillis());
             return new DebeziumKafkaSource(this, registry);
         }
 
@@ -596,13 +699,16 @@ public final class DebeziumKafkaSource implements ChangeSource {
             try {
                 Pattern.compile(regex);
             } catch (PatternSyntaxException e) {
-                problems.add("'" + key + "' = '" + regex + "' is not a valid regular expression: " + e.getDescription() + ".");
+                problems.add("'" + key + "' = '" + regex + "' is not a valid regular expression: " + e.getDescription()
+                        + ".");
             }
         }
 
         private static void checkOffsets(List<String> problems, String key, @Nullable String offsets) {
-            if (offsets == null || !offsets.trim().matches("partition:\\d+,offset:\\d+(;partition:\\d+,offset:\\d+)*")) {
-                problems.add("'" + key + "' = '" + offsets + "' is not of the form 'partition:0,offset:42;partition:1,offset:300'.");
+            if (offsets == null
+                    || !offsets.trim().matches("partition:\\d+,offset:\\d+(;partition:\\d+,offset:\\d+)*")) {
+                problems.add("'" + key + "' = '" + offsets
+                        + "' is not of the form 'partition:0,offset:42;partition:1,offset:300'.");
             }
         }
     }

@@ -32,11 +32,29 @@ public final class DebeziumKafkaSourceFactory implements ChangeSourceFactory {
 
     @Override
     public Set<ConfigOption<?>> optionalOptions() {
-        return Set.of(TOPIC, TOPIC_PATTERN, GROUP_ID, SCAN_STARTUP_MODE, SCAN_STARTUP_TIMESTAMP_MILLIS,
-                SCAN_STARTUP_SPECIFIC_OFFSETS, SCAN_BOUNDED_MODE, SCAN_BOUNDED_TIMESTAMP_MILLIS, SCAN_BOUNDED_SPECIFIC_OFFSETS,
-                REGISTRY_BASIC_AUTH_USER_INFO, REGISTRY_TRUSTSTORE_LOCATION, REGISTRY_TRUSTSTORE_PASSWORD,
-                REGISTRY_KEYSTORE_LOCATION, REGISTRY_KEYSTORE_PASSWORD, REGISTRY_MAX_RETRIES, REGISTRY_TIMEOUT,
-                TABLE_ID_PATTERN, TABLE_ID_REPLACEMENT, BAD_RECORD_ACTION, DEAD_LETTER_TOPIC, EXCLUDE_COLUMNS, TIME_PRECISION_MODE,
+        return Set.of(
+                TOPIC,
+                TOPIC_PATTERN,
+                GROUP_ID,
+                SCAN_STARTUP_MODE,
+                SCAN_STARTUP_TIMESTAMP_MILLIS,
+                SCAN_STARTUP_SPECIFIC_OFFSETS,
+                SCAN_BOUNDED_MODE,
+                SCAN_BOUNDED_TIMESTAMP_MILLIS,
+                SCAN_BOUNDED_SPECIFIC_OFFSETS,
+                REGISTRY_BASIC_AUTH_USER_INFO,
+                REGISTRY_TRUSTSTORE_LOCATION,
+                REGISTRY_TRUSTSTORE_PASSWORD,
+                REGISTRY_KEYSTORE_LOCATION,
+                REGISTRY_KEYSTORE_PASSWORD,
+                REGISTRY_MAX_RETRIES,
+                REGISTRY_TIMEOUT,
+                TABLE_ID_PATTERN,
+                TABLE_ID_REPLACEMENT,
+                BAD_RECORD_ACTION,
+                DEAD_LETTER_TOPIC,
+                EXCLUDE_COLUMNS,
+                TIME_PRECISION_MODE,
                 SCHEMA_CHANGE_BEHAVIOR);
     }
 
@@ -64,8 +82,12 @@ public final class DebeziumKafkaSourceFactory implements ChangeSourceFactory {
         o.getOptional(SCAN_BOUNDED_TIMESTAMP_MILLIS).ifPresent(b::boundedTimestamp);
         o.getOptional(SCAN_BOUNDED_SPECIFIC_OFFSETS).ifPresent(b::boundedSpecificOffsets);
         o.getOptional(REGISTRY_BASIC_AUTH_USER_INFO).ifPresent(b::registryBasicAuth);
-        o.getOptional(REGISTRY_TRUSTSTORE_LOCATION).ifPresent(l -> b.registryTrustStore(l, o.getOptional(REGISTRY_TRUSTSTORE_PASSWORD).orElse(null)));
-        o.getOptional(REGISTRY_KEYSTORE_LOCATION).ifPresent(l -> b.registryKeyStore(l, o.getOptional(REGISTRY_KEYSTORE_PASSWORD).orElse(null)));
+        o.getOptional(REGISTRY_TRUSTSTORE_LOCATION)
+                .ifPresent(l -> b.registryTrustStore(
+                        l, o.getOptional(REGISTRY_TRUSTSTORE_PASSWORD).orElse(null)));
+        o.getOptional(REGISTRY_KEYSTORE_LOCATION)
+                .ifPresent(l -> b.registryKeyStore(
+                        l, o.getOptional(REGISTRY_KEYSTORE_PASSWORD).orElse(null)));
         o.getOptional(DEAD_LETTER_TOPIC).ifPresent(b::deadLetterTopic);
         o.getOptional(EXCLUDE_COLUMNS).ifPresent(b::excludeColumns);
         b.timePrecisionMode(TimePrecisionMode.of(o.get(TIME_PRECISION_MODE)));

@@ -27,8 +27,9 @@ class DebeziumKafkaSourceFactoryTest {
         Map<String, String> o = options();
         o.put("properties.security.protocol", "SASL_SSL");
         o.put("dead-letter.topic", "dlq");
-        assertThat(FactoryDiscovery.createSource("debezium-kafka", o)).hasToString(
-                "DebeziumKafkaSource{kafka:9092, topic=[dbserver1.inventory.orders, dbserver1.inventory.customers],"
+        assertThat(FactoryDiscovery.createSource("debezium-kafka", o))
+                .hasToString("DebeziumKafkaSource{kafka:9092, topic=[dbserver1.inventory.orders,"
+                        + " dbserver1.inventory.customers],"
                         + " registry=http://registry:8081, dead-letter.topic=dlq}");
     }
 
@@ -50,7 +51,8 @@ class DebeziumKafkaSourceFactoryTest {
         offsets.put("scan.startup.mode", "specific-offsets");
         offsets.put("scan.startup.specific-offsets", "0:42");
         assertThatThrownBy(() -> FactoryDiscovery.createSource("debezium-kafka", offsets))
-                .hasMessageContaining("'scan.startup.specific-offsets' = '0:42' is not of the form 'partition:0,offset:42;partition:1,offset:300'");
+                .hasMessageContaining("'scan.startup.specific-offsets' = '0:42' is not of the form"
+                        + " 'partition:0,offset:42;partition:1,offset:300'");
         Map<String, String> noGroup = options();
         noGroup.remove("properties.group.id");
         assertThatThrownBy(() -> FactoryDiscovery.createSource("debezium-kafka", noGroup))

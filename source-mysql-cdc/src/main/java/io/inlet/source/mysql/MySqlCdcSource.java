@@ -27,7 +27,6 @@ import org.apache.flink.streaming.api.datastream.DataStreamSource;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.OutputTag;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -99,9 +98,8 @@ public final class MySqlCdcSource implements ChangeSource {
                     return m;
                 }
             }
-            throw new InletValidationException(
-                    "'scan.startup.mode' = '" + key + "' is unknown; use one of "
-                            + java.util.Arrays.stream(values()).map(StartupMode::key).collect(Collectors.joining(", ")) + ".");
+            throw new InletValidationException("'scan.startup.mode' = '" + key + "' is unknown; use one of "
+                    + java.util.Arrays.stream(values()).map(StartupMode::key).collect(Collectors.joining(", ")) + ".");
         }
     }
 
@@ -111,16 +109,33 @@ public final class MySqlCdcSource implements ChangeSource {
     private final String password;
     private final String databases;
     private final String tables;
-    @Nullable private final String excludeColumns;
-    @Nullable private final String serverTimeZone;
-    @Nullable private final String serverId;
+
+    @Nullable
+    private final String excludeColumns;
+
+    @Nullable
+    private final String serverTimeZone;
+
+    @Nullable
+    private final String serverId;
+
     private final StartupMode startupMode;
-    @Nullable private final String specificOffsetFile;
-    @Nullable private final Long specificOffsetPos;
-    @Nullable private final Long startupTimestampMillis;
+
+    @Nullable
+    private final String specificOffsetFile;
+
+    @Nullable
+    private final Long specificOffsetPos;
+
+    @Nullable
+    private final Long startupTimestampMillis;
+
     private final int chunkSize;
     private final int fetchSize;
-    @Nullable private final Integer parallelism;
+
+    @Nullable
+    private final Integer parallelism;
+
     private final Duration heartbeatInterval;
     private final Duration connectTimeout;
     private final int connectMaxRetries;
@@ -131,11 +146,18 @@ public final class MySqlCdcSource implements ChangeSource {
     private final SchemaChangeBehavior schemaChangeBehavior;
     private final TimePrecisionMode timePrecisionMode;
     private final BadRecordAction badRecordAction;
-    @Nullable private final String deadLetterPath;
+
+    @Nullable
+    private final String deadLetterPath;
+
     private final boolean scanNewlyAddedTables;
     private final SslMode sslMode;
-    @Nullable private final String sslTrustStore;
-    @Nullable private final String sslTrustStorePassword;
+
+    @Nullable
+    private final String sslTrustStore;
+
+    @Nullable
+    private final String sslTrustStorePassword;
 
     private transient MySqlInspector.Result inspected;
 
@@ -188,7 +210,9 @@ public final class MySqlCdcSource implements ChangeSource {
             p.remove("allowPublicKeyRetrieval"); // not needed, and unsafe, where the connection is encrypted
         }
         if (sslTrustStore != null) {
-            p.setProperty("trustCertificateKeyStoreUrl", Path.of(sslTrustStore).toUri().toString());
+            p.setProperty(
+                    "trustCertificateKeyStoreUrl",
+                    Path.of(sslTrustStore).toUri().toString());
             p.setProperty("trustCertificateKeyStoreType", storeType(sslTrustStore));
             if (sslTrustStorePassword != null) {
                 p.setProperty("trustCertificateKeyStorePassword", sslTrustStorePassword);
@@ -213,17 +237,31 @@ public final class MySqlCdcSource implements ChangeSource {
 
     @Override
     public List<TableDescriptor> discoverTables() {
-        MySqlInspector inspector =
-                new MySqlInspector(hostname, port, username, password, jdbcConnectionProperties(), (int) connectTimeout.toMillis(), sslMode);
-        inspected = inspector.inspect(databases, tables, excludeColumns, tinyInt1IsBoolean, serverTimeZone, timePrecisionMode);
+        MySqlInspector inspector = new MySqlInspector(
+                hostname,
+                port,
+                username,
+                password,
+                jdbcConnectionProperties(),
+                (int) connectTimeout.toMillis(),
+                sslMode);
+        inspected = inspector.inspect(
+                databases, tables, excludeColumns, tinyInt1IsBoolean, serverTimeZone, timePrecisionMode);
         if (sslMode == SslMode.VERIFY_IDENTITY) {
-            LOG.warn("mysql-cdc at {}:{}: 'ssl.mode' = 'verify-identity' checks the server's name on the JDBC connections; the"
-                    + " binlog client of Flink CDC 2.4.2 checks it against 'localhost', so that connection verifies the"
-                    + " certificate's CA only.", hostname, port);
+            LOG.warn(
+                    "mysql-cdc at {}:{}: 'ssl.mode' = 'verify-identity' checks the server's name on"
+                            + " the JDBC connections; the"
+                            + " binlog client of Flink CDC 2.4.2 checks it against 'localhost', so that"
+                            + " connection verifies the"
+                            + " certificate's CA only.",
+                    hostname,
+                    port);
         }
         LOG.info(
                 "mysql-cdc at {}:{} captures {} table(s): {} (server time zone {})",
-                hostname, port, inspected.tables.size(),
+                hostname,
+                port,
+                inspected.tables.size(),
                 inspected.tables.stream().map(t -> t.tableId().identifier()).collect(Collectors.joining(", ")),
                 inspected.serverZone);
         return inspected.tables;
@@ -232,54 +270,72 @@ public final class MySqlCdcSource implements ChangeSource {
     @Override
     public DataStream<ChangeEvent> createStream(StreamExecutionEnvironment env, SourceContext context) {
         if (inspected == null) {
-            throw new IllegalStateException("createStream before discoverTables: the pipeline discovers the tables first.");
+            throw new IllegalStateException(
+                    "createStream before discoverTables: the pipeline discovers the tables first.");
         }
         int p = parallelism != null ? parallelism : env.getParallelism();
         List<TableDescriptor> captured = context.tables();
         ChangeEventTypeInfo ownType = SideChannel.typeWith(captured);
         ChangeEventDeserializer.Settings settings = new ChangeEventDeserializer.Settings(
-                excludeColumns, inspected.binlogFile, inspected.binlogPosition, schemaChangeBehavior, badRecordAction,
-                timePrecisionMode, inspected.timePrecisions, tinyInt1IsBoolean);
-        MySqlSourceBuilder<ChangeEvent> b =
-                MySqlSource.<ChangeEvent>builder()
-                        .hostname(hostname)
-                        .port(port)
-                        .username(username)
-                        .password(password)
-                        // Exactly the tables validated at build time, as literal patterns: a table
-                        // created later that matches the user's pattern is not captured silently.
-                        .databaseList(captured.stream().map(t -> Regexes.literal(t.tableId().database())).distinct().toArray(String[]::new))
-                        .tableList(captured.stream().map(t -> Regexes.literal(t.tableId().database()) + "\\." + Regexes.literal(t.tableId().table())).toArray(String[]::new))
-                        .serverId(serverIdRange(p))
-                        .serverTimeZone(inspected.serverZone.getId())
-                        .startupOptions(startupOptions())
-                        .splitSize(chunkSize)
-                        .fetchSize(fetchSize)
-                        .heartbeatInterval(heartbeatInterval)
-                        .connectTimeout(connectTimeout)
-                        .connectMaxRetries(connectMaxRetries)
-                        .connectionPoolSize(connectionPoolSize)
-                        // DDL records reach the deserializer, which stops the job on a change it cannot follow.
-                        .includeSchemaChanges(true)
-                        .scanNewlyAddedTableEnabled(scanNewlyAddedTables)
-                        .jdbcProperties(jdbcConnectionProperties())
-                        .debeziumProperties(debeziumProperties())
-                        .deserializer(new ChangeEventDeserializer(captured, ownType, settings));
-        DataStreamSource<ChangeEvent> raw =
-                env.fromSource(new WatchedMySqlSource(b.build(), hostname + ":" + port, startupMode == StartupMode.INITIAL), WatermarkStrategy.noWatermarks(),
-                        "MySQL CDC " + hostname + ":" + port, ownType);
+                excludeColumns,
+                inspected.binlogFile,
+                inspected.binlogPosition,
+                schemaChangeBehavior,
+                badRecordAction,
+                timePrecisionMode,
+                inspected.timePrecisions,
+                tinyInt1IsBoolean);
+        MySqlSourceBuilder<ChangeEvent> b = MySqlSource.<ChangeEvent>builder()
+                .hostname(hostname)
+                .port(port)
+                .username(username)
+                .password(password)
+                // Exactly the tables validated at build time, as literal patterns: a table
+                // created later that matches the user's pattern is not captured silently.
+                .databaseList(captured.stream()
+                        .map(t -> Regexes.literal(t.tableId().database()))
+                        .distinct()
+                        .toArray(String[]::new))
+                .tableList(captured.stream()
+                        .map(t -> Regexes.literal(t.tableId().database()) + "\\."
+                                + Regexes.literal(t.tableId().table()))
+                        .toArray(String[]::new))
+                .serverId(serverIdRange(p))
+                .serverTimeZone(inspected.serverZone.getId())
+                .startupOptions(startupOptions())
+                .splitSize(chunkSize)
+                .fetchSize(fetchSize)
+                .heartbeatInterval(heartbeatInterval)
+                .connectTimeout(connectTimeout)
+                .connectMaxRetries(connectMaxRetries)
+                .connectionPoolSize(connectionPoolSize)
+                // DDL records reach the deserializer, which stops the job on a change it cannot follow.
+                .includeSchemaChanges(true)
+                .scanNewlyAddedTableEnabled(scanNewlyAddedTables)
+                .jdbcProperties(jdbcConnectionProperties())
+                .debeziumProperties(debeziumProperties())
+                .deserializer(new ChangeEventDeserializer(captured, ownType, settings));
+        DataStreamSource<ChangeEvent> raw = env.fromSource(
+                new WatchedMySqlSource(b.build(), hostname + ":" + port, startupMode == StartupMode.INITIAL),
+                WatermarkStrategy.noWatermarks(),
+                "MySQL CDC " + hostname + ":" + port,
+                ownType);
         raw.setParallelism(p).uid(context.uid("reader"));
-        OutputTag<String> deadLetters = badRecordAction == BadRecordAction.DEAD_LETTER ? SideChannel.deadLetterTag() : null;
-        SingleOutputStreamOperator<ChangeEvent> events =
-                raw.process(new SideChannel.Splitter(deadLetters), context.typeInfo())
-                        .name("MySQL CDC: bad records and schema notices")
-                        .uid(context.uid("side-channel"))
-                        .setParallelism(p);
+        OutputTag<String> deadLetters =
+                badRecordAction == BadRecordAction.DEAD_LETTER ? SideChannel.deadLetterTag() : null;
+        SingleOutputStreamOperator<ChangeEvent> events = raw.process(
+                        new SideChannel.Splitter(deadLetters), context.typeInfo())
+                .name("MySQL CDC: bad records and schema notices")
+                .uid(context.uid("side-channel"))
+                .setParallelism(p);
         if (deadLetters != null) {
-            SideChannel.writeDeadLetters(events.getSideOutput(deadLetters), deadLetterPath, context.uid("dead-letters"));
+            SideChannel.writeDeadLetters(
+                    events.getSideOutput(deadLetters), deadLetterPath, context.uid("dead-letters"));
         }
-        context.announceSnapshots(SnapshotSignals.of(events.getSideOutput(SideChannel.snapshotSignalTag()),
-                SourcePosition.snapshot(inspected.binlogFile, inspected.binlogPosition).order()));
+        context.announceSnapshots(SnapshotSignals.of(
+                events.getSideOutput(SideChannel.snapshotSignalTag()),
+                SourcePosition.snapshot(inspected.binlogFile, inspected.binlogPosition)
+                        .order()));
         return events;
     }
 
@@ -295,7 +351,8 @@ public final class MySqlCdcSource implements ChangeSource {
         // The binlog client (and Debezium's own JDBC connection) encrypt as 'ssl.mode' says. Flink CDC 2.4.2's
         // binlog client checks the certificate against the name 'localhost', not the host it connects to, so
         // with verify-identity it verifies the CA only (the JDBC connections check the host's name too).
-        props.setProperty("database.ssl.mode",
+        props.setProperty(
+                "database.ssl.mode",
                 (sslMode == SslMode.VERIFY_IDENTITY ? SslMode.VERIFY_CA : sslMode).debeziumValue());
         if (sslTrustStore != null) {
             props.setProperty("database.ssl.truststore", sslTrustStore);
@@ -316,13 +373,14 @@ public final class MySqlCdcSource implements ChangeSource {
             long first = Long.parseLong(parts[0].trim());
             long last = parts.length > 1 ? Long.parseLong(parts[1].trim()) : first;
             if (last - first + 1 < parallelism) {
-                throw new InletValidationException(
-                        "'server-id' = '" + serverId + "' gives " + (last - first + 1) + " id(s) for a source parallelism of "
-                                + parallelism + ": every reader needs its own. Use a range like '" + first + "-"
-                                + (first + parallelism - 1) + "'.");
+                throw new InletValidationException("'server-id' = '" + serverId + "' gives " + (last - first + 1)
+                        + " id(s) for a source parallelism of "
+                        + parallelism + ": every reader needs its own. Use a range like '" + first + "-"
+                        + (first + parallelism - 1) + "'.");
             }
         } catch (NumberFormatException | ArrayIndexOutOfBoundsException e) {
-            throw new InletValidationException("'server-id' = '" + serverId + "' is neither a number nor a range like '5400-5404'.");
+            throw new InletValidationException(
+                    "'server-id' = '" + serverId + "' is neither a number nor a range like '5400-5404'.");
         }
         return serverId.trim();
     }
@@ -349,15 +407,16 @@ public final class MySqlCdcSource implements ChangeSource {
      */
     @Override
     public boolean mayRepeatChanges() {
-        return startupMode == StartupMode.EARLIEST_OFFSET || startupMode == StartupMode.TIMESTAMP
+        return startupMode == StartupMode.EARLIEST_OFFSET
+                || startupMode == StartupMode.TIMESTAMP
                 || startupMode == StartupMode.SPECIFIC_OFFSET;
     }
 
     /** Never shows the password. */
     @Override
     public String toString() {
-        return "MySqlCdcSource{" + username + "@" + hostname + ":" + port + ", database-name=" + databases + ", table-name=" + tables
-                + ", scan.startup.mode=" + startupMode.key() + "}";
+        return "MySqlCdcSource{" + username + "@" + hostname + ":" + port + ", database-name=" + databases
+                + ", table-name=" + tables + ", scan.startup.mode=" + startupMode.key() + "}";
     }
 
     /** Builds a {@link MySqlCdcSource}; {@link #build()} checks the options. */
@@ -369,16 +428,33 @@ public final class MySqlCdcSource implements ChangeSource {
         private String password;
         private String databases;
         private String tables = MySqlCdcOptions.TABLE_NAME.defaultValue();
-        @Nullable private String excludeColumns;
-        @Nullable private String serverTimeZone;
-        @Nullable private String serverId;
+
+        @Nullable
+        private String excludeColumns;
+
+        @Nullable
+        private String serverTimeZone;
+
+        @Nullable
+        private String serverId;
+
         private StartupMode startupMode = StartupMode.INITIAL;
-        @Nullable private String specificOffsetFile;
-        @Nullable private Long specificOffsetPos;
-        @Nullable private Long startupTimestampMillis;
+
+        @Nullable
+        private String specificOffsetFile;
+
+        @Nullable
+        private Long specificOffsetPos;
+
+        @Nullable
+        private Long startupTimestampMillis;
+
         private int chunkSize = MySqlCdcOptions.SCAN_INCREMENTAL_SNAPSHOT_CHUNK_SIZE.defaultValue();
         private int fetchSize = MySqlCdcOptions.SCAN_SNAPSHOT_FETCH_SIZE.defaultValue();
-        @Nullable private Integer parallelism;
+
+        @Nullable
+        private Integer parallelism;
+
         private Duration heartbeatInterval = MySqlCdcOptions.HEARTBEAT_INTERVAL.defaultValue();
         private Duration connectTimeout = MySqlCdcOptions.CONNECT_TIMEOUT.defaultValue();
         private int connectMaxRetries = MySqlCdcOptions.CONNECT_MAX_RETRIES.defaultValue();
@@ -390,12 +466,19 @@ public final class MySqlCdcSource implements ChangeSource {
         private TimePrecisionMode timePrecisionMode = TimePrecisionMode.TIME;
         private BadRecordAction badRecordAction = BadRecordAction.FAIL;
         private boolean badRecordActionSet;
-        @Nullable private String deadLetterPath;
+
+        @Nullable
+        private String deadLetterPath;
+
         private boolean scanNewlyAddedTables = MySqlCdcOptions.SCAN_NEWLY_ADDED_TABLE_ENABLED.defaultValue();
         private SslMode sslMode = SslMode.of(MySqlCdcOptions.SSL_MODE.defaultValue());
         private boolean sslModeSet;
-        @Nullable private String sslTrustStore;
-        @Nullable private String sslTrustStorePassword;
+
+        @Nullable
+        private String sslTrustStore;
+
+        @Nullable
+        private String sslTrustStorePassword;
 
         private Builder() {}
 
@@ -571,7 +654,10 @@ public final class MySqlCdcSource implements ChangeSource {
             return this;
         }
 
-        /** Snapshot tables a restored job captures that its savepoint does not know ({@code scan.newly-added-table.enabled}). */
+        /**
+         * Snapshot tables a restored job captures that its savepoint does not know ({@code
+         * scan.newly-added-table.enabled}).
+         */
         public Builder scanNewlyAddedTables(boolean enabled) {
             this.scanNewlyAddedTables = enabled;
             return this;
@@ -601,7 +687,8 @@ public final class MySqlCdcSource implements ChangeSource {
             if (port < 1 || port > 65535) {
                 problems.add("'port' = " + port + " is no TCP port.");
             }
-            if (startupMode == StartupMode.SPECIFIC_OFFSET && (specificOffsetFile == null || specificOffsetPos == null)) {
+            if (startupMode == StartupMode.SPECIFIC_OFFSET
+                    && (specificOffsetFile == null || specificOffsetPos == null)) {
                 problems.add("'scan.startup.mode' = 'specific-offset' needs 'scan.startup.specific-offset.file' and"
                         + " 'scan.startup.specific-offset.pos'.");
             }
@@ -617,13 +704,16 @@ public final class MySqlCdcSource implements ChangeSource {
             if (parallelism != null && parallelism < 1) {
                 problems.add("'scan.parallelism' must be positive, was " + parallelism + ".");
             }
-            if (badRecordAction == BadRecordAction.DEAD_LETTER && (deadLetterPath == null || deadLetterPath.trim().isEmpty())) {
-                problems.add("'bad-record.action' = 'dead-letter' needs 'dead-letter.path', the directory for the bad rows"
-                        + " (e.g. file:///var/inlet/dead-letters or s3://bucket/dead-letters).");
+            if (badRecordAction == BadRecordAction.DEAD_LETTER
+                    && (deadLetterPath == null || deadLetterPath.trim().isEmpty())) {
+                problems.add(
+                        "'bad-record.action' = 'dead-letter' needs 'dead-letter.path', the directory for the bad rows"
+                                + " (e.g. file:///var/inlet/dead-letters or s3://bucket/dead-letters).");
             }
             if (scanNewlyAddedTables && startupMode != StartupMode.INITIAL) {
-                problems.add("'scan.newly-added-table.enabled' needs 'scan.startup.mode' = 'initial' (a new table gets a"
-                        + " snapshot first); it is '" + startupMode.key() + "'.");
+                problems.add(
+                        "'scan.newly-added-table.enabled' needs 'scan.startup.mode' = 'initial' (a new table gets a"
+                                + " snapshot first); it is '" + startupMode.key() + "'.");
             }
             if (sslMode.verifies() && sslTrustStore == null) {
                 problems.add("'ssl.mode' = '" + sslMode.key() + "' checks the server's certificate"
@@ -635,29 +725,34 @@ public final class MySqlCdcSource implements ChangeSource {
             // Flink CDC's documented jdbc.properties.useSSL carries over as the one setting it stands for.
             String useSsl = jdbcProperties.getProperty("useSSL");
             if (useSsl != null && !useSsl.trim().matches("(?i)true|yes|false|no")) {
-                problems.add("'jdbc.properties.useSSL' = '" + useSsl + "' is neither true nor false; set TLS with 'ssl.mode'.");
+                problems.add("'jdbc.properties.useSSL' = '" + useSsl
+                        + "' is neither true nor false; set TLS with 'ssl.mode'.");
             } else if (useSsl != null) {
                 SslMode implied = useSsl.trim().matches("(?i)true|yes") ? SslMode.REQUIRED : SslMode.DISABLED;
                 if (sslModeSet && sslMode != implied) {
                     problems.add("'jdbc.properties.useSSL' = '" + useSsl + "' contradicts 'ssl.mode' = '"
                             + sslMode.key() + "'. Set TLS with 'ssl.mode' alone.");
                 } else if (!sslModeSet) {
-                    LOG.warn("'jdbc.properties.useSSL' = '{}' is taken as 'ssl.mode' = '{}' for every connection, the binlog"
-                            + " client's included; set 'ssl.mode' instead.", useSsl, implied.key());
+                    LOG.warn(
+                            "'jdbc.properties.useSSL' = '{}' is taken as 'ssl.mode' = '{}' for every"
+                                    + " connection, the binlog" + " client's included; set 'ssl.mode' instead.",
+                            useSsl,
+                            implied.key());
                     sslMode = implied;
                 }
                 jdbcProperties.remove("useSSL");
             }
-            for (String key : new String[] {"sslMode", "requireSSL", "verifyServerCertificate", "trustCertificateKeyStoreUrl"}) {
+            for (String key :
+                    new String[] {"sslMode", "requireSSL", "verifyServerCertificate", "trustCertificateKeyStoreUrl"}) {
                 if (jdbcProperties.containsKey(key)) {
-                    problems.add("Set TLS with 'ssl.mode' (and 'ssl.truststore'), not 'jdbc.properties." + key + "': one setting"
-                            + " covers every connection, the binlog client's included.");
+                    problems.add("Set TLS with 'ssl.mode' (and 'ssl.truststore'), not 'jdbc.properties." + key
+                            + "': one setting" + " covers every connection, the binlog client's included.");
                 }
             }
             for (String key : new String[] {"database.ssl.mode", "database.ssl.truststore"}) {
                 if (debeziumProperties.containsKey(key)) {
-                    problems.add("Set TLS with 'ssl.mode' (and 'ssl.truststore'), not 'debezium." + key + "': one setting"
-                            + " covers every connection, the JDBC ones included.");
+                    problems.add("Set TLS with 'ssl.mode' (and 'ssl.truststore'), not 'debezium." + key
+                            + "': one setting" + " covers every connection, the JDBC ones included.");
                 }
             }
             for (String key : new String[] {"database.password", "database.user", "database.hostname"}) {

@@ -34,11 +34,30 @@ public final class MySqlCdcSourceFactory implements ChangeSourceFactory {
     @Override
     public Set<ConfigOption<?>> optionalOptions() {
         return Set.of(
-                PORT, TABLE_NAME, EXCLUDE_COLUMNS, SERVER_TIME_ZONE, SERVER_ID, SCAN_STARTUP_MODE,
-                SCAN_STARTUP_SPECIFIC_OFFSET_FILE, SCAN_STARTUP_SPECIFIC_OFFSET_POS, SCAN_STARTUP_TIMESTAMP_MILLIS,
-                SCAN_INCREMENTAL_SNAPSHOT_CHUNK_SIZE, SCAN_SNAPSHOT_FETCH_SIZE, SCAN_PARALLELISM, HEARTBEAT_INTERVAL,
-                CONNECT_TIMEOUT, CONNECT_MAX_RETRIES, CONNECTION_POOL_SIZE, TREAT_TINYINT1_AS_BOOLEAN, SCHEMA_CHANGE_BEHAVIOR,
-                TIME_PRECISION_MODE, BAD_RECORD_ACTION, DEAD_LETTER_PATH, SCAN_NEWLY_ADDED_TABLE_ENABLED, SSL_MODE, SSL_TRUSTSTORE,
+                PORT,
+                TABLE_NAME,
+                EXCLUDE_COLUMNS,
+                SERVER_TIME_ZONE,
+                SERVER_ID,
+                SCAN_STARTUP_MODE,
+                SCAN_STARTUP_SPECIFIC_OFFSET_FILE,
+                SCAN_STARTUP_SPECIFIC_OFFSET_POS,
+                SCAN_STARTUP_TIMESTAMP_MILLIS,
+                SCAN_INCREMENTAL_SNAPSHOT_CHUNK_SIZE,
+                SCAN_SNAPSHOT_FETCH_SIZE,
+                SCAN_PARALLELISM,
+                HEARTBEAT_INTERVAL,
+                CONNECT_TIMEOUT,
+                CONNECT_MAX_RETRIES,
+                CONNECTION_POOL_SIZE,
+                TREAT_TINYINT1_AS_BOOLEAN,
+                SCHEMA_CHANGE_BEHAVIOR,
+                TIME_PRECISION_MODE,
+                BAD_RECORD_ACTION,
+                DEAD_LETTER_PATH,
+                SCAN_NEWLY_ADDED_TABLE_ENABLED,
+                SSL_MODE,
+                SSL_TRUSTSTORE,
                 SSL_TRUSTSTORE_PASSWORD);
     }
 
@@ -71,7 +90,9 @@ public final class MySqlCdcSourceFactory implements ChangeSourceFactory {
         o.getOptional(BAD_RECORD_ACTION).ifPresent(action -> b.badRecordAction(BadRecordAction.of(action)));
         o.getOptional(DEAD_LETTER_PATH).ifPresent(b::deadLetterPath);
         o.getOptional(SSL_MODE).ifPresent(mode -> b.sslMode(SslMode.of(mode)));
-        o.getOptional(SSL_TRUSTSTORE).ifPresent(store -> b.sslTrustStore(store, o.getOptional(SSL_TRUSTSTORE_PASSWORD).orElse(null)));
+        o.getOptional(SSL_TRUSTSTORE)
+                .ifPresent(store -> b.sslTrustStore(
+                        store, o.getOptional(SSL_TRUSTSTORE_PASSWORD).orElse(null)));
         o.getOptional(EXCLUDE_COLUMNS).ifPresent(b::excludeColumns);
         o.getOptional(SERVER_TIME_ZONE).ifPresent(b::serverTimeZone);
         o.getOptional(SERVER_ID).ifPresent(b::serverId);

@@ -33,7 +33,8 @@ class MySqlCdcSourceFactoryTest {
         o.put("debezium.snapshot.locking.mode", "none");
         assertThat(FactoryDiscovery.createSource("mysql-cdc", o))
                 .isInstanceOf(MySqlCdcSource.class)
-                .hasToString("MySqlCdcSource{cdc@db.internal:3306, database-name=shop, table-name=orders|customers, scan.startup.mode=latest-offset}");
+                .hasToString("MySqlCdcSource{cdc@db.internal:3306, database-name=shop,"
+                        + " table-name=orders|customers, scan.startup.mode=latest-offset}");
         o.put("ssl.mode", "disabled");
         assertThatThrownBy(() -> FactoryDiscovery.createSource("mysql-cdc", o))
                 .hasMessageContaining("'jdbc.properties.useSSL' = 'true' contradicts 'ssl.mode' = 'disabled'");
@@ -44,7 +45,8 @@ class MySqlCdcSourceFactoryTest {
         o.remove("jdbc.properties.sslMode");
         o.put("ssl.mode", "verify-ca");
         assertThatThrownBy(() -> FactoryDiscovery.createSource("mysql-cdc", o))
-                .hasMessageContaining("'ssl.mode' = 'verify-ca' checks the server's certificate and needs 'ssl.truststore'");
+                .hasMessageContaining(
+                        "'ssl.mode' = 'verify-ca' checks the server's certificate and needs 'ssl.truststore'");
     }
 
     @Test
@@ -52,14 +54,18 @@ class MySqlCdcSourceFactoryTest {
         for (String mode : new String[] {"initial", "latest-offset"}) {
             Map<String, String> o = options();
             o.put("scan.startup.mode", mode);
-            assertThat(FactoryDiscovery.createSource("mysql-cdc", o).mayRepeatChanges()).as(mode).isFalse();
+            assertThat(FactoryDiscovery.createSource("mysql-cdc", o).mayRepeatChanges())
+                    .as(mode)
+                    .isFalse();
         }
         Map<String, String> o = options();
         o.put("scan.startup.mode", "timestamp");
         o.put("scan.startup.timestamp-millis", "1700000000000");
-        assertThat(FactoryDiscovery.createSource("mysql-cdc", o).mayRepeatChanges()).isTrue();
+        assertThat(FactoryDiscovery.createSource("mysql-cdc", o).mayRepeatChanges())
+                .isTrue();
         o.put("scan.startup.mode", "earliest-offset");
-        assertThat(FactoryDiscovery.createSource("mysql-cdc", o).mayRepeatChanges()).isTrue();
+        assertThat(FactoryDiscovery.createSource("mysql-cdc", o).mayRepeatChanges())
+                .isTrue();
     }
 
     @Test
@@ -80,7 +86,8 @@ class MySqlCdcSourceFactoryTest {
 
     @Test
     void toStringNeverShowsThePassword() {
-        assertThat(FactoryDiscovery.createSource("mysql-cdc", options()).toString()).doesNotContain("very-secret");
+        assertThat(FactoryDiscovery.createSource("mysql-cdc", options()).toString())
+                .doesNotContain("very-secret");
     }
 
     @Test
@@ -93,10 +100,12 @@ class MySqlCdcSourceFactoryTest {
         Map<String, String> o = options();
         o.put("scan.startup.mode", "specific-offset");
         assertThatThrownBy(() -> FactoryDiscovery.createSource("mysql-cdc", o))
-                .hasMessageContaining("'specific-offset' needs 'scan.startup.specific-offset.file' and 'scan.startup.specific-offset.pos'");
+                .hasMessageContaining("'specific-offset' needs 'scan.startup.specific-offset.file' and"
+                        + " 'scan.startup.specific-offset.pos'");
         o.put("scan.startup.mode", "snapshot-only");
         assertThatThrownBy(() -> FactoryDiscovery.createSource("mysql-cdc", o))
-                .hasMessageContaining("'scan.startup.mode' = 'snapshot-only' is unknown; use one of initial, latest-offset,");
+                .hasMessageContaining(
+                        "'scan.startup.mode' = 'snapshot-only' is unknown; use one of initial, latest-offset,");
         Map<String, String> typo = options();
         typo.put("server_id", "1");
         assertThatThrownBy(() -> FactoryDiscovery.createSource("mysql-cdc", typo))

@@ -41,6 +41,7 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
     private static final int HAS_ORDER = 0x20;
     /** The row holds only the primary key (ChangeEvent#isKeyOnly). */
     private static final int KEY_ONLY = 0x40;
+
     private static final SourcePosition.Kind[] POSITION_KINDS = SourcePosition.Kind.values();
     private static final RowKind[] ROW_KINDS = RowKind.values();
 
@@ -57,12 +58,11 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
         for (int i = 0; i < entries.size(); i++) {
             for (int j = 0; j < i; j++) {
                 if (entries.get(i).sameKey(entries.get(j))) {
-                    throw new IllegalArgumentException(
-                            "Table "
-                                    + entries.get(i).tableId()
-                                    + " schema version "
-                                    + entries.get(i).schemaVersion()
-                                    + " is declared twice.");
+                    throw new IllegalArgumentException("Table "
+                            + entries.get(i).tableId()
+                            + " schema version "
+                            + entries.get(i).schemaVersion()
+                            + " is declared twice.");
                 }
             }
         }
@@ -106,17 +106,16 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
                 }
             }
         }
-        throw new IllegalStateException(
-                "A change event for table "
-                        + table
-                        + " at schema version "
-                        + version
-                        + " is not among the tables this stream was declared with: "
-                        + entries.stream()
-                                .map(e -> e.tableId() + " v" + e.schemaVersion())
-                                .collect(Collectors.joining(", "))
-                        + ". A source or transform emitted an event for a table (or version) that it"
-                        + " did not return among its table descriptors; return it there.");
+        throw new IllegalStateException("A change event for table "
+                + table
+                + " at schema version "
+                + version
+                + " is not among the tables this stream was declared with: "
+                + entries.stream()
+                        .map(e -> e.tableId() + " v" + e.schemaVersion())
+                        .collect(Collectors.joining(", "))
+                + ". A source or transform emitted an event for a table (or version) that it"
+                + " did not return among its table descriptors; return it there.");
     }
 
     @Override
@@ -156,12 +155,11 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
         SourcePosition position = event.position();
         boolean explicitOrder =
                 position.kind() == SourcePosition.Kind.KAFKA && position.order() != position.offset() + 1;
-        int header =
-                event.kind().toByteValue()
-                        | (event.hasSourceTimestamp() ? HAS_TIMESTAMP : 0)
-                        | (position.kind().ordinal() << POSITION_SHIFT)
-                        | (explicitOrder ? HAS_ORDER : 0)
-                        | (event.isKeyOnly() ? KEY_ONLY : 0);
+        int header = event.kind().toByteValue()
+                | (event.hasSourceTimestamp() ? HAS_TIMESTAMP : 0)
+                | (position.kind().ordinal() << POSITION_SHIFT)
+                | (explicitOrder ? HAS_ORDER : 0)
+                | (event.isKeyOnly() ? KEY_ONLY : 0);
         out.writeByte(header);
         VarInts.write(index, out);
         if (event.hasSourceTimestamp()) {
@@ -212,33 +210,31 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
         }
         long ts = (header & HAS_TIMESTAMP) != 0 ? in.readLong() : ChangeEvent.UNKNOWN_TIMESTAMP;
         SourcePosition position;
-        // The format of earlier versions is this one without SNAPSHOT positions, HAS_ORDER and KEY_ONLY: it reads as is.
+        // The format of earlier versions is this one without SNAPSHOT positions, HAS_ORDER and KEY_ONLY: it reads as
+        // is.
         switch (POSITION_KINDS[(header >>> POSITION_SHIFT) & POSITION_MASK]) {
-            case BINLOG:
-                {
-                    String file = in.readUTF();
-                    long offset = in.readLong();
-                    position = SourcePosition.binlog(file, offset, in.readInt());
-                    break;
-                }
-            case KAFKA:
-                {
-                    String topic = in.readUTF();
-                    long offset = in.readLong();
-                    int partition = in.readInt();
-                    position = (header & HAS_ORDER) != 0
-                            ? SourcePosition.kafka(topic, partition, offset, in.readLong())
-                            : SourcePosition.kafka(topic, partition, offset);
-                    break;
-                }
-            case SNAPSHOT:
-                {
-                    String file = in.readUTF();
-                    long offset = in.readLong();
-                    int row = in.readInt();
-                    position = row < 0 ? SourcePosition.snapshot(file, offset) : SourcePosition.snapshot(file, offset, row);
-                    break;
-                }
+            case BINLOG: {
+                String file = in.readUTF();
+                long offset = in.readLong();
+                position = SourcePosition.binlog(file, offset, in.readInt());
+                break;
+            }
+            case KAFKA: {
+                String topic = in.readUTF();
+                long offset = in.readLong();
+                int partition = in.readInt();
+                position = (header & HAS_ORDER) != 0
+                        ? SourcePosition.kafka(topic, partition, offset, in.readLong())
+                        : SourcePosition.kafka(topic, partition, offset);
+                break;
+            }
+            case SNAPSHOT: {
+                String file = in.readUTF();
+                long offset = in.readLong();
+                int row = in.readInt();
+                position = row < 0 ? SourcePosition.snapshot(file, offset) : SourcePosition.snapshot(file, offset, row);
+                break;
+            }
             default:
                 position = SourcePosition.none();
         }
@@ -261,8 +257,7 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
 
     @Override
     public boolean equals(Object obj) {
-        return obj instanceof ChangeEventSerializer
-                && entries.equals(((ChangeEventSerializer) obj).entries);
+        return obj instanceof ChangeEventSerializer && entries.equals(((ChangeEventSerializer) obj).entries);
     }
 
     @Override

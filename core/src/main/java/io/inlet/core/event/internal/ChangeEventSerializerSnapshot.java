@@ -66,11 +66,10 @@ public final class ChangeEventSerializerSnapshot implements TypeSerializerSnapsh
     }
 
     @Override
-    public void readSnapshot(int readVersion, DataInputView in, ClassLoader classLoader)
-            throws IOException {
+    public void readSnapshot(int readVersion, DataInputView in, ClassLoader classLoader) throws IOException {
         if (readVersion != VERSION) {
-            throw new IOException(
-                    "Unknown ChangeEventSerializer snapshot version " + readVersion + "; this Inlet reads version " + VERSION + ".");
+            throw new IOException("Unknown ChangeEventSerializer snapshot version " + readVersion
+                    + "; this Inlet reads version " + VERSION + ".");
         }
         int n = VarInts.read(in);
         List<TableSchemaEntry> read = new ArrayList<>(n);
@@ -101,7 +100,8 @@ public final class ChangeEventSerializerSnapshot implements TypeSerializerSnapsh
         }
         List<TableSchemaEntry> merged = new ArrayList<>(entries);
         for (TableSchemaEntry candidate : newEntries) {
-            Optional<TableSchemaEntry> old = entries.stream().filter(candidate::sameKey).findFirst();
+            Optional<TableSchemaEntry> old =
+                    entries.stream().filter(candidate::sameKey).findFirst();
             if (old.isPresent()) {
                 if (!old.get().rowType().equals(candidate.rowType())) {
                     return TypeSerializerSchemaCompatibility.incompatible();

@@ -129,13 +129,12 @@ public final class RowCodec {
             case DISTINCT_TYPE:
                 return NESTED;
             default:
-                throw new IllegalArgumentException(
-                        "Column '"
-                                + rowType.getFieldNames().get(i)
-                                + "' has the type "
-                                + t
-                                + ", which Flink cannot hold in a row at runtime. Map it to"
-                                + " another type (TIMESTAMP_LTZ instead of TIMESTAMP WITH TIME ZONE).");
+                throw new IllegalArgumentException("Column '"
+                        + rowType.getFieldNames().get(i)
+                        + "' has the type "
+                        + t
+                        + ", which Flink cannot hold in a row at runtime. Map it to"
+                        + " another type (TIMESTAMP_LTZ instead of TIMESTAMP WITH TIME ZONE).");
         }
     }
 
@@ -167,14 +166,13 @@ public final class RowCodec {
 
     public void write(RowData row, DataOutputView out) throws IOException {
         if (row.getArity() != arity) {
-            throw new IllegalArgumentException(
-                    "The row has "
-                            + row.getArity()
-                            + " fields but its table's row type "
-                            + rowType
-                            + " has "
-                            + arity
-                            + ".");
+            throw new IllegalArgumentException("The row has "
+                    + row.getArity()
+                    + " fields but its table's row type "
+                    + rowType
+                    + " has "
+                    + arity
+                    + ".");
         }
         // Null bitmap, 8 fields a byte.
         for (int b = 0; b < bitmapBytes; b++) {

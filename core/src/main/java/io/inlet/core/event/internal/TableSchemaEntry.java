@@ -50,9 +50,7 @@ public final class TableSchemaEntry implements Serializable {
             return false;
         }
         TableSchemaEntry that = (TableSchemaEntry) o;
-        return schemaVersion == that.schemaVersion
-                && tableId.equals(that.tableId)
-                && rowType.equals(that.rowType);
+        return schemaVersion == that.schemaVersion && tableId.equals(that.tableId) && rowType.equals(that.rowType);
     }
 
     @Override

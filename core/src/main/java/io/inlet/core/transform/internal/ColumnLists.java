@@ -35,8 +35,8 @@ public final class ColumnLists {
         for (String raw : splitTopLevel(text)) {
             String entry = raw.trim();
             if (entry.isEmpty()) {
-                throw new InletValidationException(
-                        what + ": '" + option + "' = '" + text + "' has an empty entry; separate columns with single commas.");
+                throw new InletValidationException(what + ": '" + option + "' = '" + text
+                        + "' has an empty entry; separate columns with single commas.");
             }
             List<String> words = words(what, option, entry);
             if (words.size() == 1) {
@@ -45,13 +45,12 @@ public final class ColumnLists {
             } else if (words.size() == 3 && "AS".equalsIgnoreCase(words.get(1))) {
                 items.add(new Item(words.get(0), words.get(2), false));
             } else {
-                throw new InletValidationException(
-                        what
-                                + ": cannot read '"
-                                + entry
-                                + "' in '"
-                                + option
-                                + "'; write 'column' or 'column AS new_name' (quote names with back-ticks).");
+                throw new InletValidationException(what
+                        + ": cannot read '"
+                        + entry
+                        + "' in '"
+                        + option
+                        + "'; write 'column' or 'column AS new_name' (quote names with back-ticks).");
             }
         }
         return items;

@@ -259,18 +259,19 @@ public abstract class FilterExpression implements Serializable {
                 case VARCHAR:
                     break;
                 default:
-                    throw new InletValidationException(
-                            "filter: LIKE needs a string column, but "
-                                    + table.tableId()
-                                    + "."
-                                    + column
-                                    + " is "
-                                    + type.asSummaryString()
-                                    + ".");
+                    throw new InletValidationException("filter: LIKE needs a string column, but "
+                            + table.tableId()
+                            + "."
+                            + column
+                            + " is "
+                            + type.asSummaryString()
+                            + ".");
             }
             Pattern regex = likeToRegex(pattern);
             boolean neg = negated;
-            return row -> row.isNullAt(pos) ? null : regex.matcher(row.getString(pos).toString()).matches() != neg;
+            return row -> row.isNullAt(pos)
+                    ? null
+                    : regex.matcher(row.getString(pos).toString()).matches() != neg;
         }
 
         private static Pattern likeToRegex(String like) {
@@ -291,14 +292,13 @@ public abstract class FilterExpression implements Serializable {
     private static int position(TableDescriptor table, String column) {
         int pos = table.indexOf(column);
         if (pos < 0) {
-            throw new InletValidationException(
-                    "filter: the column '"
-                            + column
-                            + "' does not exist in table "
-                            + table.tableId()
-                            + " (columns: "
-                            + String.join(", ", table.columnNames())
-                            + "). Fix the condition, or narrow 'source-table' to tables that have the column.");
+            throw new InletValidationException("filter: the column '"
+                    + column
+                    + "' does not exist in table "
+                    + table.tableId()
+                    + " (columns: "
+                    + String.join(", ", table.columnNames())
+                    + "). Fix the condition, or narrow 'source-table' to tables that have the column.");
         }
         return pos;
     }
@@ -319,71 +319,62 @@ public abstract class FilterExpression implements Serializable {
                 case TINYINT:
                 case SMALLINT:
                 case INTEGER:
-                case BIGINT:
-                    {
-                        BigDecimal n = number(lit, where);
-                        LongGetter g = longGetter(type, pos);
-                        if (n.stripTrailingZeros().scale() <= 0 && n.abs().compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) <= 0) {
-                            long v = n.longValueExact();
-                            return row -> Long.compare(g.get(row), v);
-                        }
-                        return row -> BigDecimal.valueOf(g.get(row)).compareTo(n);
+                case BIGINT: {
+                    BigDecimal n = number(lit, where);
+                    LongGetter g = longGetter(type, pos);
+                    if (n.stripTrailingZeros().scale() <= 0
+                            && n.abs().compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) <= 0) {
+                        long v = n.longValueExact();
+                        return row -> Long.compare(g.get(row), v);
                     }
-                case FLOAT:
-                    {
-                        double v = number(lit, where).doubleValue();
-                        return row -> Double.compare(row.getFloat(pos), v);
-                    }
-                case DOUBLE:
-                    {
-                        double v = number(lit, where).doubleValue();
-                        return row -> Double.compare(row.getDouble(pos), v);
-                    }
-                case DECIMAL:
-                    {
-                        BigDecimal v = number(lit, where);
-                        DecimalType d = (DecimalType) type;
-                        int p = d.getPrecision();
-                        int s = d.getScale();
-                        return row -> row.getDecimal(pos, p, s).toBigDecimal().compareTo(v);
-                    }
+                    return row -> BigDecimal.valueOf(g.get(row)).compareTo(n);
+                }
+                case FLOAT: {
+                    double v = number(lit, where).doubleValue();
+                    return row -> Double.compare(row.getFloat(pos), v);
+                }
+                case DOUBLE: {
+                    double v = number(lit, where).doubleValue();
+                    return row -> Double.compare(row.getDouble(pos), v);
+                }
+                case DECIMAL: {
+                    BigDecimal v = number(lit, where);
+                    DecimalType d = (DecimalType) type;
+                    int p = d.getPrecision();
+                    int s = d.getScale();
+                    return row -> row.getDecimal(pos, p, s).toBigDecimal().compareTo(v);
+                }
                 case CHAR:
-                case VARCHAR:
-                    {
-                        String v = string(lit, where);
-                        return row -> row.getString(pos).toString().compareTo(v);
+                case VARCHAR: {
+                    String v = string(lit, where);
+                    return row -> row.getString(pos).toString().compareTo(v);
+                }
+                case BOOLEAN: {
+                    if (lit.kind != Literal.Kind.BOOLEAN) {
+                        throw new InletValidationException(
+                                "filter: compare " + where + " with TRUE or FALSE, not " + lit + ".");
                     }
-                case BOOLEAN:
-                    {
-                        if (lit.kind != Literal.Kind.BOOLEAN) {
-                            throw new InletValidationException(
-                                    "filter: compare " + where + " with TRUE or FALSE, not " + lit + ".");
-                        }
-                        boolean v = Boolean.parseBoolean(lit.text);
-                        return row -> Boolean.compare(row.getBoolean(pos), v);
-                    }
-                case DATE:
-                    {
-                        int v = (int) LocalDate.parse(string(lit, where)).toEpochDay();
-                        return row -> Integer.compare(row.getInt(pos), v);
-                    }
-                case TIME_WITHOUT_TIME_ZONE:
-                    {
-                        int v = (int) (LocalTime.parse(string(lit, where)).toNanoOfDay() / 1_000_000L);
-                        return row -> Integer.compare(row.getInt(pos), v);
-                    }
-                case TIMESTAMP_WITHOUT_TIME_ZONE:
-                    {
-                        int p = ((TimestampType) type).getPrecision();
-                        TimestampData v = TimestampData.fromLocalDateTime(localDateTime(string(lit, where)));
-                        return row -> row.getTimestamp(pos, p).compareTo(v);
-                    }
-                case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
-                    {
-                        int p = ((LocalZonedTimestampType) type).getPrecision();
-                        TimestampData v = TimestampData.fromInstant(instant(string(lit, where)));
-                        return row -> row.getTimestamp(pos, p).compareTo(v);
-                    }
+                    boolean v = Boolean.parseBoolean(lit.text);
+                    return row -> Boolean.compare(row.getBoolean(pos), v);
+                }
+                case DATE: {
+                    int v = (int) LocalDate.parse(string(lit, where)).toEpochDay();
+                    return row -> Integer.compare(row.getInt(pos), v);
+                }
+                case TIME_WITHOUT_TIME_ZONE: {
+                    int v = (int) (LocalTime.parse(string(lit, where)).toNanoOfDay() / 1_000_000L);
+                    return row -> Integer.compare(row.getInt(pos), v);
+                }
+                case TIMESTAMP_WITHOUT_TIME_ZONE: {
+                    int p = ((TimestampType) type).getPrecision();
+                    TimestampData v = TimestampData.fromLocalDateTime(localDateTime(string(lit, where)));
+                    return row -> row.getTimestamp(pos, p).compareTo(v);
+                }
+                case TIMESTAMP_WITH_LOCAL_TIME_ZONE: {
+                    int p = ((LocalZonedTimestampType) type).getPrecision();
+                    TimestampData v = TimestampData.fromInstant(instant(string(lit, where)));
+                    return row -> row.getTimestamp(pos, p).compareTo(v);
+                }
                 default:
                     throw new InletValidationException(
                             "filter: cannot compare " + where + " with a literal; filter on another column.");
@@ -418,8 +409,7 @@ public abstract class FilterExpression implements Serializable {
         try {
             return new BigDecimal(lit.text.trim());
         } catch (NumberFormatException e) {
-            throw new InletValidationException(
-                    "filter: compare " + where + " with a number; " + lit + " is not one.");
+            throw new InletValidationException("filter: compare " + where + " with a number; " + lit + " is not one.");
         }
     }
 
@@ -620,7 +610,10 @@ public abstract class FilterExpression implements Serializable {
                 }
             }
             int start = pos;
-            while (pos < text.length() && (Character.isLetterOrDigit(text.charAt(pos)) || text.charAt(pos) == '_' || text.charAt(pos) == '$')) {
+            while (pos < text.length()
+                    && (Character.isLetterOrDigit(text.charAt(pos))
+                            || text.charAt(pos) == '_'
+                            || text.charAt(pos) == '$')) {
                 pos++;
             }
             if (start == pos) {
@@ -649,7 +642,8 @@ public abstract class FilterExpression implements Serializable {
             int end = pos + kw.length();
             return end <= text.length()
                     && text.substring(pos, end).toUpperCase(Locale.ROOT).equals(kw)
-                    && (end == text.length() || !(Character.isLetterOrDigit(text.charAt(end)) || text.charAt(end) == '_'));
+                    && (end == text.length()
+                            || !(Character.isLetterOrDigit(text.charAt(end)) || text.charAt(end) == '_'));
         }
 
         boolean acceptKeyword(String kw) {
@@ -680,17 +674,18 @@ public abstract class FilterExpression implements Serializable {
         }
 
         InletValidationException error(String expected) {
-            String rest = pos < text.length() ? "'" + text.substring(pos, Math.min(text.length(), pos + 20)) + "'" : "the end";
-            return new InletValidationException(
-                    "filter: cannot parse '"
-                            + text
-                            + "': expected "
-                            + expected
-                            + " at position "
-                            + (pos + 1)
-                            + ", found "
-                            + rest
-                            + ".");
+            String rest = pos < text.length()
+                    ? "'" + text.substring(pos, Math.min(text.length(), pos + 20)) + "'"
+                    : "the end";
+            return new InletValidationException("filter: cannot parse '"
+                    + text
+                    + "': expected "
+                    + expected
+                    + " at position "
+                    + (pos + 1)
+                    + ", found "
+                    + rest
+                    + ".");
         }
     }
 }

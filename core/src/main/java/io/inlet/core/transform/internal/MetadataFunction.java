@@ -39,7 +39,8 @@ public final class MetadataFunction extends RichMapFunction<ChangeEvent, ChangeE
 
     private transient Map<TableId, RowData.FieldGetter[]> getters;
 
-    public MetadataFunction(TableSelector selector, List<MetadataTransform.Kind> kinds, List<TableDescriptor> inputTables) {
+    public MetadataFunction(
+            TableSelector selector, List<MetadataTransform.Kind> kinds, List<TableDescriptor> inputTables) {
         this.selector = selector;
         this.kinds = kinds;
         this.inputTables = inputTables;
@@ -78,7 +79,9 @@ public final class MetadataFunction extends RichMapFunction<ChangeEvent, ChangeE
                     out.setField(pos, OPS[in.getRowKind().ordinal()]);
                     break;
                 case SOURCE_TS:
-                    out.setField(pos, event.hasSourceTimestamp() ? TimestampData.fromEpochMillis(event.sourceTimestamp()) : null);
+                    out.setField(
+                            pos,
+                            event.hasSourceTimestamp() ? TimestampData.fromEpochMillis(event.sourceTimestamp()) : null);
                     break;
                 default:
                     out.setField(pos, TimestampData.fromEpochMillis(System.currentTimeMillis()));

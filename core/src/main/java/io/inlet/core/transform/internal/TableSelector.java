@@ -42,8 +42,8 @@ public final class TableSelector implements Serializable {
         try {
             return new TableSelector(regex, Pattern.compile(regex));
         } catch (PatternSyntaxException e) {
-            throw new InletValidationException(
-                    what + ": 'source-table' is not a valid regular expression: " + e.getMessage().replace('\n', ' '));
+            throw new InletValidationException(what + ": 'source-table' is not a valid regular expression: "
+                    + e.getMessage().replace('\n', ' '));
         }
     }
 
@@ -67,16 +67,16 @@ public final class TableSelector implements Serializable {
      * @throws InletValidationException when it matches none, listing the tables there are
      */
     public List<TableDescriptor> select(String what, List<TableDescriptor> tables) {
-        List<TableDescriptor> selected = tables.stream().filter(t -> matches(t.tableId())).collect(Collectors.toList());
+        List<TableDescriptor> selected =
+                tables.stream().filter(t -> matches(t.tableId())).collect(Collectors.toList());
         if (selected.isEmpty()) {
-            throw new InletValidationException(
-                    what
-                            + ": 'source-table' = '"
-                            + regex
-                            + "' matches none of the tables "
-                            + tables.stream().map(t -> t.tableId().identifier()).collect(Collectors.toList())
-                            + ". Fix the expression (it must match the whole 'database.table' id; escape dots"
-                            + " as '\\.') or remove the transform.");
+            throw new InletValidationException(what
+                    + ": 'source-table' = '"
+                    + regex
+                    + "' matches none of the tables "
+                    + tables.stream().map(t -> t.tableId().identifier()).collect(Collectors.toList())
+                    + ". Fix the expression (it must match the whole 'database.table' id; escape dots"
+                    + " as '\\.') or remove the transform.");
         }
         return selected;
     }

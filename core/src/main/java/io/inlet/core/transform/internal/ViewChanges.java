@@ -53,7 +53,10 @@ public final class ViewChanges implements Serializable {
     private final List<TableDescriptor> tables;
 
     private transient Map<TableId, Bound> bound;
-    @Nullable private transient ChangeEvent pendingBefore;
+
+    @Nullable
+    private transient ChangeEvent pendingBefore;
+
     private transient Bound pendingTable;
 
     public ViewChanges(TableSelector selector, FilterExpression expression, List<TableDescriptor> tables) {
@@ -152,7 +155,8 @@ public final class ViewChanges implements Serializable {
         }
     }
 
-    private static void update(Bound b, ChangeEvent before, ChangeEvent after, Consumer<ChangeEvent> out, Runnable dropped) {
+    private static void update(
+            Bound b, ChangeEvent before, ChangeEvent after, Consumer<ChangeEvent> out, Runnable dropped) {
         // An old row of which only the key is known may have been in the view: keep its -U (a delete by key).
         boolean oldIn = before.isKeyOnly() || b.passes(before.row());
         boolean newIn = b.passes(after.row());

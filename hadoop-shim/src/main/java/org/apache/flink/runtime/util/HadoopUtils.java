@@ -3,14 +3,12 @@ package org.apache.flink.runtime.util;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.util.FlinkRuntimeException;
 import org.apache.flink.util.Preconditions;
-
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.io.Text;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.security.token.Token;
 import org.apache.hadoop.security.token.TokenIdentifier;
 import org.apache.hadoop.util.VersionInfo;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,7 +56,8 @@ public class HadoopUtils {
      * An empty Hadoop configuration with the {@code flink.hadoop.*} entries of the given Flink
      * configuration, prefix removed.
      */
-    public static Configuration getHadoopConfiguration(org.apache.flink.configuration.Configuration flinkConfiguration) {
+    public static Configuration getHadoopConfiguration(
+            org.apache.flink.configuration.Configuration flinkConfiguration) {
         // false: no default resources, so nothing depends on which Hadoop XML files the class path has.
         Configuration result = new Configuration(false);
         for (String key : flinkConfiguration.keySet()) {
@@ -86,7 +85,8 @@ public class HadoopUtils {
                         + "use delegation token instead. Flink application will terminate after token expires.");
                 return true;
             }
-            LOG.error("Hadoop security is enabled, but current login user has neither Kerberos credentials nor delegation tokens!");
+            LOG.error("Hadoop security is enabled, but current login user has neither Kerberos"
+                    + " credentials nor delegation tokens!");
             return false;
         }
         return true;
@@ -119,7 +119,8 @@ public class HadoopUtils {
         String version = VersionInfo.getVersion();
         String[] parts = version.split("\\.");
         if (parts.length < 2) {
-            throw new FlinkRuntimeException("Cannot determine version of Hadoop, unexpected version string: " + version);
+            throw new FlinkRuntimeException(
+                    "Cannot determine version of Hadoop, unexpected version string: " + version);
         }
         return Tuple2.of(Integer.parseInt(parts[0]), Integer.parseInt(parts[1]));
     }

@@ -28,7 +28,9 @@ class HadoopUtilsShimTest {
     void keepsEveryPublicMethodOfFlinksClass() throws Exception {
         Class<?> flinks = new FlinkHadoopUtilsLoader().loadClass(NAME);
         assertThat(flinks.getClassLoader()).isInstanceOf(FlinkHadoopUtilsLoader.class);
-        assertThat(publicSurface(HadoopUtils.class)).isEqualTo(publicSurface(flinks)).hasSize(7);
+        assertThat(publicSurface(HadoopUtils.class))
+                .isEqualTo(publicSurface(flinks))
+                .hasSize(7);
     }
 
     @Test
@@ -45,7 +47,8 @@ class HadoopUtilsShimTest {
         assertThat(conf.get("dfs.replication")).isEqualTo("2");
         // No core-default.xml: nothing the class path happens to hold leaks into a catalog.
         assertThat(conf.get("fs.defaultFS")).isNull();
-        assertThat(HadoopUtils.getHadoopConfiguration(new Configuration()).size()).isZero();
+        assertThat(HadoopUtils.getHadoopConfiguration(new Configuration()).size())
+                .isZero();
     }
 
     @Test
@@ -58,7 +61,8 @@ class HadoopUtilsShimTest {
         UserGroupInformation ugi = UserGroupInformation.createRemoteUser("inlet");
         assertThat(HadoopUtils.isKerberosSecurityEnabled(ugi)).isFalse();
         assertThat(HadoopUtils.hasHDFSDelegationToken(ugi)).isFalse();
-        ugi.addToken(new Token<TokenIdentifier>(new byte[0], new byte[0], new Text("HDFS_DELEGATION_TOKEN"), new Text("nn")));
+        ugi.addToken(new Token<TokenIdentifier>(
+                new byte[0], new byte[0], new Text("HDFS_DELEGATION_TOKEN"), new Text("nn")));
         assertThat(HadoopUtils.hasHDFSDelegationToken(ugi)).isTrue();
     }
 
@@ -74,9 +78,12 @@ class HadoopUtilsShimTest {
     }
 
     private static String signature(Method m) {
-        return (Modifier.isStatic(m.getModifiers()) ? "static " : "") + m.getReturnType().getName() + " " + m.getName()
+        return (Modifier.isStatic(m.getModifiers()) ? "static " : "")
+                + m.getReturnType().getName() + " " + m.getName()
                 + Arrays.stream(m.getParameterTypes()).map(Class::getName).collect(Collectors.joining(", ", "(", ")"))
-                + Arrays.stream(m.getExceptionTypes()).map(Class::getName).collect(Collectors.joining(", ", " throws ", ""));
+                + Arrays.stream(m.getExceptionTypes())
+                        .map(Class::getName)
+                        .collect(Collectors.joining(", ", " throws ", ""));
     }
 
     /** Defines Flink's own HadoopUtils from the flink-hadoop-fs jar, which the shim hides on this class path. */

@@ -45,7 +45,8 @@ public final class HoodieRecordKryoSerializer extends Serializer<HoodieAvroRecor
             SEALED = HoodieRecord.class.getDeclaredField("sealed");
             SEALED.setAccessible(true);
         } catch (NoSuchFieldException e) {
-            throw new ExceptionInInitializerError("This Hudi version's HoodieRecord has no 'sealed' field; the serializer was written for Hudi 0.14");
+            throw new ExceptionInInitializerError(
+                    "This Hudi version's HoodieRecord has no 'sealed' field; the serializer was written for Hudi 0.14");
         }
     }
 
@@ -111,7 +112,8 @@ public final class HoodieRecordKryoSerializer extends Serializer<HoodieAvroRecor
         HoodieRecordLocation current = (HoodieRecordLocation) kryo.readClassAndObject(input);
         HoodieRecordLocation next = (HoodieRecordLocation) kryo.readClassAndObject(input);
         Object payload = kryo.readClassAndObject(input);
-        HoodieAvroRecord record = new HoodieAvroRecord(key, (HoodieRecordPayload) payload, op < 0 ? null : OPERATIONS[op], current, next);
+        HoodieAvroRecord record =
+                new HoodieAvroRecord(key, (HoodieRecordPayload) payload, op < 0 ? null : OPERATIONS[op], current, next);
         if (input.readBoolean()) {
             record.seal();
         }
@@ -123,8 +125,12 @@ public final class HoodieRecordKryoSerializer extends Serializer<HoodieAvroRecor
     @SuppressWarnings({"unchecked", "rawtypes"})
     public HoodieAvroRecord<?> copy(Kryo kryo, HoodieAvroRecord<?> original) {
         HoodieKey key = original.getKey();
-        HoodieAvroRecord copy = new HoodieAvroRecord(key == null ? null : new HoodieKey(key.getRecordKey(), key.getPartitionPath()),
-                (HoodieRecordPayload) payload(original), original.getOperation(), original.getCurrentLocation(), original.getNewLocation());
+        HoodieAvroRecord copy = new HoodieAvroRecord(
+                key == null ? null : new HoodieKey(key.getRecordKey(), key.getPartitionPath()),
+                (HoodieRecordPayload) payload(original),
+                original.getOperation(),
+                original.getCurrentLocation(),
+                original.getNewLocation());
         if (isSealed(original)) {
             copy.seal();
         }

@@ -20,7 +20,8 @@ import java.util.Map;
  * Sends each event's row, in the Hudi table's row type, to its table's side output, from which that
  * table's Hudi writer reads: TINYINT and SMALLINT values widened to INT, the change's source
  * position ({@link io.inlet.core.event.SourcePosition#order()}) appended where the sink added the
- * precombine column, and an empty soft-delete flag after it where the sink added that. Drops {@code -U} unless the table keeps a
+ * precombine column, and an empty soft-delete flag after it where the sink added that. Drops {@code -U} unless the
+ * table keeps a
  * changelog (Hudi's writer would otherwise upsert the old row image).
  */
 @Internal
@@ -75,7 +76,8 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> {
         TableId id = event.tableId();
         OutputTag<RowData> tag = tags.get(id);
         if (tag == null) {
-            throw new IllegalStateException("The Hudi sink got an event of table " + id + ", which it was not built for.");
+            throw new IllegalStateException(
+                    "The Hudi sink got an event of table " + id + ", which it was not built for.");
         }
         RowData row = event.row();
         if (row.getRowKind() == RowKind.UPDATE_BEFORE && !changelog.get(id)) {

@@ -25,8 +25,13 @@ public final class HudiTableSpec implements Serializable {
     final List<String> partitionKeys;
     final Map<String, String> options;
 
-    private HudiTableSpec(String name, RowType type, Map<String, String> comments, List<String> primaryKey,
-            List<String> partitionKeys, Map<String, String> options) {
+    private HudiTableSpec(
+            String name,
+            RowType type,
+            Map<String, String> comments,
+            List<String> primaryKey,
+            List<String> partitionKeys,
+            Map<String, String> options) {
         this.name = name;
         this.type = type;
         this.comments = Map.copyOf(comments);
@@ -40,8 +45,13 @@ public final class HudiTableSpec implements Serializable {
      * @param type the rows' type, in order
      * @param comments column comments, by name (may be empty)
      */
-    public static HudiTableSpec of(String name, RowType type, Map<String, String> comments, List<String> primaryKey,
-            List<String> partitionKeys, Map<String, String> options) {
+    public static HudiTableSpec of(
+            String name,
+            RowType type,
+            Map<String, String> comments,
+            List<String> primaryKey,
+            List<String> partitionKeys,
+            Map<String, String> options) {
         return new HudiTableSpec(name, type, comments, primaryKey, partitionKeys, options);
     }
 

@@ -63,17 +63,20 @@ public final class HudiTables {
         String where = "The existing Hudi table at " + basePath;
         String type = existing.getProperty("hoodie.table.type");
         if (type != null && !type.equalsIgnoreCase(tableType)) {
-            problems.add(where + " is " + type + ", not " + tableType + ". Set 'table.type' = '" + type + "' or write to another path.");
+            problems.add(where + " is " + type + ", not " + tableType + ". Set 'table.type' = '" + type
+                    + "' or write to another path.");
         }
         List<String> keys = split(existing.getProperty("hoodie.table.recordkey.fields"));
         if (!keys.isEmpty() && !keys.equals(t.primaryKey())) {
-            problems.add(where + " has the record key " + keys + " but " + t.tableId() + " has the primary key " + t.primaryKey()
-                    + ". Write to another path, or rebuild the table with the key.");
+            problems.add(where + " has the record key " + keys + " but " + t.tableId() + " has the primary key "
+                    + t.primaryKey() + ". Write to another path, or rebuild the table with the key.");
         }
         String oldPrecombine = existing.getProperty("hoodie.table.precombine.field");
         if (precombineAdded && "_source_ts".equals(oldPrecombine)) {
-            problems.add(where + " orders versions of a row by '_source_ts', the source timestamp an earlier Inlet wrote:"
-                    + " whole seconds from MySQL and 0 for snapshot rows, so changes within a second tie and a new snapshot"
+            problems.add(where
+                    + " orders versions of a row by '_source_ts', the source timestamp an earlier Inlet wrote:"
+                    + " whole seconds from MySQL and 0 for snapshot rows, so changes within a second"
+                    + " tie and a new snapshot"
                     + " never corrects a row. This version orders them by '_source_position', the change's place in the"
                     + " binlog, and will not mix the two in one table. Fix: write the table anew (delete " + basePath
                     + " or set another 'path', and start the job without state: its snapshot fills the table).");
@@ -85,28 +88,31 @@ public final class HudiTables {
         }
         List<String> oldPartitions = split(existing.getProperty("hoodie.table.partition.fields"));
         if (!oldPartitions.equals(partitionFields)) {
-            problems.add(where + " is partitioned by " + oldPartitions + ", the sink would partition by " + partitionFields
-                    + ". Set 'partition-fields." + t.tableId() + "' to match.");
+            problems.add(where + " is partitioned by " + oldPartitions + ", the sink would partition by "
+                    + partitionFields + ". Set 'partition-fields." + t.tableId() + "' to match.");
         }
         String schemaText = existing.getProperty("hoodie.table.create.schema");
         if (schemaText != null) {
             Schema schema = new Schema.Parser().parse(schemaText);
-            List<String> tableColumns = schema.getFields().stream().map(Schema.Field::name)
-                    .filter(n -> !n.startsWith("_hoodie_")).collect(Collectors.toList());
+            List<String> tableColumns = schema.getFields().stream()
+                    .map(Schema.Field::name)
+                    .filter(n -> !n.startsWith("_hoodie_"))
+                    .collect(Collectors.toList());
             List<String> rowColumns = new ArrayList<>(t.columnNames());
             if (precombineAdded) {
                 rowColumns.add(precombine);
             }
             if (!tableColumns.equals(rowColumns)) {
-                problems.add(where + " has the columns " + tableColumns + ", the rows of " + t.tableId() + " have " + rowColumns
-                        + ". Align the table or write to another path.");
+                problems.add(where + " has the columns " + tableColumns + ", the rows of " + t.tableId() + " have "
+                        + rowColumns + ". Align the table or write to another path.");
             } else {
                 for (Column c : t.columns()) {
                     String have = baseType(schema.getField(c.name()).schema());
                     String want = avroBase(c.type().getLogicalType());
                     if (!have.equals(want)) {
-                        problems.add(where + " stores column '" + c.name() + "' as Avro " + have + ", but " + t.tableId()
-                                + " has it as " + c.type().getLogicalType().asSummaryString() + " (Avro " + want + ").");
+                        problems.add(where + " stores column '" + c.name() + "' as Avro " + have + ", but "
+                                + t.tableId() + " has it as "
+                                + c.type().getLogicalType().asSummaryString() + " (Avro " + want + ").");
                     }
                 }
             }

@@ -47,14 +47,16 @@ public final class HudiWriters {
     public static void write(DataStream<RowData> rows, HudiTableSpec table) {
         DynamicTableSink sink = new HoodieTableFactory().createDynamicTableSink(context(table));
         // The context the SQL planner hands a sink of an unbounded input.
-        DataStreamSinkProvider provider = (DataStreamSinkProvider) sink.getSinkRuntimeProvider(new SinkRuntimeProviderContext(false));
+        DataStreamSinkProvider provider =
+                (DataStreamSinkProvider) sink.getSinkRuntimeProvider(new SinkRuntimeProviderContext(false));
         provider.consumeDataStream(rows);
     }
 
     /** Hudi's batch reader of one table's latest rows (base and log files merged), as its SQL connector reads it. */
     @SuppressWarnings("unchecked")
     public static InputFormat<RowData, InputSplit> reader(HudiTableSpec table) {
-        HoodieTableSource source = (HoodieTableSource) new HoodieTableFactory().createDynamicTableSource(context(table));
+        HoodieTableSource source =
+                (HoodieTableSource) new HoodieTableFactory().createDynamicTableSource(context(table));
         return (InputFormat<RowData, InputSplit>) source.getInputFormat();
     }
 
@@ -63,14 +65,23 @@ public final class HudiWriters {
         List<Column> columns = new ArrayList<>();
         for (RowType.RowField f : t.type.getFields()) {
             LogicalType type = t.primaryKey.contains(f.getName()) ? f.getType().copy(false) : f.getType();
-            columns.add(Column.physical(f.getName(), TypeConversions.fromLogicalToDataType(type)).withComment(t.comments.get(f.getName())));
+            columns.add(Column.physical(f.getName(), TypeConversions.fromLogicalToDataType(type))
+                    .withComment(t.comments.get(f.getName())));
         }
-        ResolvedSchema schema = new ResolvedSchema(columns, Collections.emptyList(),
+        ResolvedSchema schema = new ResolvedSchema(
+                columns,
+                Collections.emptyList(),
                 UniqueConstraint.primaryKey("pk_" + t.name.replaceAll("[^A-Za-z0-9_]", "_"), t.primaryKey));
-        CatalogTable table = CatalogTable.of(Schema.newBuilder().fromResolvedSchema(schema).build(), null, t.partitionKeys, t.options);
+        CatalogTable table = CatalogTable.of(
+                Schema.newBuilder().fromResolvedSchema(schema).build(), null, t.partitionKeys, t.options);
         ResolvedCatalogTable resolved = new ResolvedCatalogTable(table, schema);
         ObjectIdentifier id = ObjectIdentifier.of("default_catalog", "default_database", t.name);
         return new FactoryUtil.DefaultDynamicTableContext(
-                id, resolved, Collections.emptyMap(), new Configuration(), Thread.currentThread().getContextClassLoader(), false);
+                id,
+                resolved,
+                Collections.emptyMap(),
+                new Configuration(),
+                Thread.currentThread().getContextClassLoader(),
+                false);
     }
 }

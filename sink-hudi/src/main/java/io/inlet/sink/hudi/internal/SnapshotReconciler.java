@@ -22,7 +22,6 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.OutputTag;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,7 +58,8 @@ import java.util.concurrent.Executors;
  * parallelism one.
  */
 @Internal
-public final class SnapshotReconciler extends AbstractStreamOperator<RowData> implements OneInputStreamOperator<SnapshotSignal, RowData> {
+public final class SnapshotReconciler extends AbstractStreamOperator<RowData>
+        implements OneInputStreamOperator<SnapshotSignal, RowData> {
 
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(SnapshotReconciler.class);
@@ -89,8 +89,8 @@ public final class SnapshotReconciler extends AbstractStreamOperator<RowData> im
             this.position = table.type.getFieldIndex(positionColumn);
             this.deleted = table.type.getFieldIndex(deletedColumn);
             if (position < 0 || deleted < 0) {
-                throw new IllegalArgumentException(
-                        "Table " + table.name + " lacks " + positionColumn + " or " + deletedColumn + ": " + table.type);
+                throw new IllegalArgumentException("Table " + table.name + " lacks " + positionColumn + " or "
+                        + deletedColumn + ": " + table.type);
             }
         }
     }
@@ -99,14 +99,19 @@ public final class SnapshotReconciler extends AbstractStreamOperator<RowData> im
     private final long snapshotOrder;
 
     private transient ListState<Tuple2<Long, Long>> state;
-    /** {@link #IDLE}, {@link #NOT_COMPLETED}, {@link #COMPLETED_IN_NEXT_CHECKPOINT}, or the checkpoint that carried COMPLETED. */
+    /**
+     * {@link #IDLE}, {@link #NOT_COMPLETED}, {@link #COMPLETED_IN_NEXT_CHECKPOINT}, or the checkpoint that carried
+     * COMPLETED.
+     */
     private transient long progress;
     /** The order of the rows of the snapshot in progress. */
     private transient long order;
+
     private transient boolean startedInThisRun;
     private transient ExecutorService reader;
     /** Soft deletes on their way from the reading thread, then {@link Done} or {@link Failed}. */
     private transient BlockingQueue<Object> found;
+
     private transient boolean reading;
 
     /** A soft delete for a table's writer. */
@@ -150,8 +155,9 @@ public final class SnapshotReconciler extends AbstractStreamOperator<RowData> im
     @Override
     public void initializeState(StateInitializationContext context) throws Exception {
         super.initializeState(context);
-        state = context.getOperatorStateStore().getListState(
-                new ListStateDescriptor<>("inlet-snapshot-reconcile", Types.TUPLE(Types.LONG, Types.LONG)));
+        state = context.getOperatorStateStore()
+                .getListState(
+                        new ListStateDescriptor<>("inlet-snapshot-reconcile", Types.TUPLE(Types.LONG, Types.LONG)));
         progress = IDLE;
         for (Tuple2<Long, Long> p : state.get()) {
             progress = p.f0;
@@ -181,8 +187,10 @@ public final class SnapshotReconciler extends AbstractStreamOperator<RowData> im
             startedInThisRun = true;
             progress = NOT_COMPLETED;
             order = snapshotOrder;
-            LOG.info("A snapshot from scratch starts over the Hudi tables {}; once its rows are written, rows it does not"
-                    + " write again are deleted.", names());
+            LOG.info(
+                    "A snapshot from scratch starts over the Hudi tables {}; once its rows are"
+                            + " written, rows it does not" + " write again are deleted.",
+                    names());
         } else if (signal == SnapshotSignal.COMPLETED && progress == NOT_COMPLETED) {
             progress = COMPLETED_IN_NEXT_CHECKPOINT;
         }
@@ -222,7 +230,10 @@ public final class SnapshotReconciler extends AbstractStreamOperator<RowData> im
             StringBuilder counts = new StringBuilder();
             for (TableRead t : tables) {
                 int deletes = deleteOlderRows(t, threshold);
-                counts.append(counts.length() == 0 ? "" : ", ").append(t.table.name).append('=').append(deletes);
+                counts.append(counts.length() == 0 ? "" : ", ")
+                        .append(t.table.name)
+                        .append('=')
+                        .append(deletes);
             }
             found.put(new Done(counts.toString()));
         } catch (InterruptedException e) {
@@ -252,15 +263,20 @@ public final class SnapshotReconciler extends AbstractStreamOperator<RowData> im
                 Found f = (Found) next;
                 output.collect(f.tag, new StreamRecord<>(f.row));
             } else if (next instanceof Done) {
-                LOG.info("Hudi tables: the new snapshot's rows are written; rows ordered before it went as deletes ({}).",
+                LOG.info(
+                        "Hudi tables: the new snapshot's rows are written; rows ordered before it went"
+                                + " as deletes ({}).",
                         ((Done) next).counts);
                 reading = false;
                 progress = IDLE;
                 return;
             } else {
                 // Never fail the job for this: it would restore and fail again. Tried again after the next checkpoint.
-                LOG.warn("Reading the Hudi tables {} for rows the new snapshot no longer found failed; trying again after the"
-                        + " next checkpoint.", names(), ((Failed) next).cause);
+                LOG.warn(
+                        "Reading the Hudi tables {} for rows the new snapshot no longer found failed;"
+                                + " trying again after the" + " next checkpoint.",
+                        names(),
+                        ((Failed) next).cause);
                 reading = false;
                 return;
             }
@@ -305,7 +321,9 @@ public final class SnapshotReconciler extends AbstractStreamOperator<RowData> im
                 try {
                     while (!format.reachedEnd()) {
                         RowData row = format.nextRecord(null);
-                        if (row == null || row.getRowKind() == RowKind.DELETE || row.getRowKind() == RowKind.UPDATE_BEFORE) {
+                        if (row == null
+                                || row.getRowKind() == RowKind.DELETE
+                                || row.getRowKind() == RowKind.UPDATE_BEFORE) {
                             continue;
                         }
                         if (row.getLong(t.position) < threshold) {

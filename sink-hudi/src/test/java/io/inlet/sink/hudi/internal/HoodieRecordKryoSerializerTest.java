@@ -51,8 +51,14 @@ class HoodieRecordKryoSerializerTest {
     void aRecordComesBackAsKryosDefaultGivesIt() throws IOException {
         HoodieRecord[] records = {
             record(HoodieOperation.INSERT, null, null),
-            record(HoodieOperation.UPDATE_AFTER, new HoodieRecordGlobalLocation("2025/01/01", "20250101000000000", "file-1"), null),
-            record(null, new HoodieRecordLocation("20250101000000000", "file-1"), new HoodieRecordLocation("20250102000000000", "file-2")),
+            record(
+                    HoodieOperation.UPDATE_AFTER,
+                    new HoodieRecordGlobalLocation("2025/01/01", "20250101000000000", "file-1"),
+                    null),
+            record(
+                    null,
+                    new HoodieRecordLocation("20250101000000000", "file-1"),
+                    new HoodieRecordLocation("20250102000000000", "file-2")),
         };
         records[1].seal(); // as the bucket assigner sends them
         for (HoodieRecord r : records) {
@@ -87,14 +93,18 @@ class HoodieRecordKryoSerializerTest {
         for (Option o : new Option[] {Option.empty(), Option.of(1_700_000_000_000L), Option.of("2025-01-01")}) {
             DataOutputSerializer out = new DataOutputSerializer(64);
             s.serialize(o, out);
-            assertThat(s.deserialize(new DataInputDeserializer(out.getCopyOfBuffer()))).isEqualTo(o);
+            assertThat(s.deserialize(new DataInputDeserializer(out.getCopyOfBuffer())))
+                    .isEqualTo(o);
             assertThat(s.copy(o)).isEqualTo(o);
         }
     }
 
     @Test
     void writesFarFewerBytesThanKryosDefault() throws IOException {
-        HoodieRecord r = record(HoodieOperation.UPDATE_AFTER, new HoodieRecordGlobalLocation("2025/01/01", "20250101000000000", "file-1"), null);
+        HoodieRecord r = record(
+                HoodieOperation.UPDATE_AFTER,
+                new HoodieRecordGlobalLocation("2025/01/01", "20250101000000000", "file-1"),
+                null);
         // Kryo's default writes every nested class by name, for every record.
         assertThat(bytes(kryo(true), r).length).isLessThan(bytes(kryo(false), r).length / 2);
     }

@@ -23,15 +23,21 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class SnapshotReconcilerTest {
 
-    private static final RowType TYPE = RowType.of(new org.apache.flink.table.types.logical.LogicalType[] {
-            new IntType(false), new BigIntType(false), new BooleanType(true)}, new String[] {"id", "_source_position", "_hoodie_is_deleted"});
+    private static final RowType TYPE = RowType.of(
+            new org.apache.flink.table.types.logical.LogicalType[] {
+                new IntType(false), new BigIntType(false), new BooleanType(true)
+            },
+            new String[] {"id", "_source_position", "_hoodie_is_deleted"});
 
     @Test
     void shipsToTaskManagers() throws Exception {
-        HudiTableSpec table = HudiTableSpec.of("shop__orders", TYPE, Map.of(), List.of("id"), List.of(),
-                Map.of("path", "file:///lake/shop/orders"));
+        HudiTableSpec table = HudiTableSpec.of(
+                "shop__orders", TYPE, Map.of(), List.of("id"), List.of(), Map.of("path", "file:///lake/shop/orders"));
         SnapshotReconciler.TableRead read = new SnapshotReconciler.TableRead(
-                table, new OutputTag<RowData>("hudi-shop.orders", InternalTypeInfo.of(TYPE)), "_source_position", "_hoodie_is_deleted");
+                table,
+                new OutputTag<RowData>("hudi-shop.orders", InternalTypeInfo.of(TYPE)),
+                "_source_position",
+                "_hoodie_is_deleted");
         SnapshotReconciler reconciler = new SnapshotReconciler(List.of(read), 42L);
         assertThat(InstantiationUtil.clone(reconciler)).isNotNull().isNotSameAs(reconciler);
         SnapshotReconciler.TableRead copy = InstantiationUtil.clone(read);
@@ -44,7 +50,10 @@ class SnapshotReconcilerTest {
     void needsTheOrderingAndTheSoftDeleteColumns() {
         HudiTableSpec table = HudiTableSpec.of("t", TYPE, Map.of(), List.of("id"), List.of(), Map.of());
         assertThatThrownBy(() -> new SnapshotReconciler.TableRead(
-                table, new OutputTag<RowData>("t", InternalTypeInfo.of(TYPE)), "_source_ts", "_hoodie_is_deleted"))
+                        table,
+                        new OutputTag<RowData>("t", InternalTypeInfo.of(TYPE)),
+                        "_source_ts",
+                        "_hoodie_is_deleted"))
                 .hasMessageContaining("lacks _source_ts or _hoodie_is_deleted");
     }
 
@@ -52,7 +61,10 @@ class SnapshotReconcilerTest {
     void aRunRestoredInTheMiddleOfASnapshotKeepsTheOrderOfTheRunThatStartedIt() throws Exception {
         HudiTableSpec table = HudiTableSpec.of("t", TYPE, Map.of(), List.of("id"), List.of(), Map.of());
         SnapshotReconciler.TableRead read = new SnapshotReconciler.TableRead(
-                table, new OutputTag<RowData>("t", InternalTypeInfo.of(TYPE)), "_source_position", "_hoodie_is_deleted");
+                table,
+                new OutputTag<RowData>("t", InternalTypeInfo.of(TYPE)),
+                "_source_position",
+                "_hoodie_is_deleted");
         OperatorSubtaskState midSnapshot;
         try (OneInputStreamOperatorTestHarness<SnapshotSignal, RowData> first =
                 new OneInputStreamOperatorTestHarness<>(new SnapshotReconciler(List.of(read), 100L))) {
@@ -64,7 +76,8 @@ class SnapshotReconcilerTest {
         // Built again later (a restore from a savepoint), where the binlog has moved on: the rows already
         // written carry the first run's order, and only they say what is older than the snapshot.
         SnapshotReconciler restored = new SnapshotReconciler(List.of(read), 200L);
-        try (OneInputStreamOperatorTestHarness<SnapshotSignal, RowData> second = new OneInputStreamOperatorTestHarness<>(restored)) {
+        try (OneInputStreamOperatorTestHarness<SnapshotSignal, RowData> second =
+                new OneInputStreamOperatorTestHarness<>(restored)) {
             second.initializeState(midSnapshot);
             second.open();
             assertThat(restored.threshold()).isEqualTo(100L);

@@ -93,7 +93,11 @@ public final class IcebergRowConverter implements Serializable {
             }
             switch (ops[i]) {
                 case TO_INT:
-                    out.setField(i, source.getTypeAt(i).getTypeRoot() == LogicalTypeRoot.TINYINT ? (int) row.getByte(i) : (int) row.getShort(i));
+                    out.setField(
+                            i,
+                            source.getTypeAt(i).getTypeRoot() == LogicalTypeRoot.TINYINT
+                                    ? (int) row.getByte(i)
+                                    : (int) row.getShort(i));
                     break;
                 case TO_BIGINT:
                     out.setField(i, widenToLong(row, i));
@@ -107,7 +111,8 @@ public final class IcebergRowConverter implements Serializable {
                     out.setField(i, DecimalData.fromBigDecimal(d.toBigDecimal(), precisions[i], scales[i]));
                     break;
                 default:
-                    out.setField(i, RowData.createFieldGetter(source.getTypeAt(i), i).getFieldOrNull(row));
+                    out.setField(
+                            i, RowData.createFieldGetter(source.getTypeAt(i), i).getFieldOrNull(row));
             }
         }
         return out;

@@ -41,9 +41,8 @@ public final class IcebergTables {
         try {
             return FlinkSchemaUtil.convert(t.toResolvedSchema());
         } catch (IllegalArgumentException | UnsupportedOperationException e) {
-            throw new InletValidationException(
-                    "Iceberg cannot hold table " + t.tableId() + ": " + e.getMessage()
-                            + ". Leave the offending column out at the source, or project it away.");
+            throw new InletValidationException("Iceberg cannot hold table " + t.tableId() + ": " + e.getMessage()
+                    + ". Leave the offending column out at the source, or project it away.");
         }
     }
 
@@ -105,7 +104,8 @@ public final class IcebergTables {
         } catch (IllegalArgumentException e) {
             throw new InletValidationException(
                     "The partition spec '" + specText + "' of table " + t.tableId() + " is invalid: " + e.getMessage()
-                            + ". Write entries like 'day(created)', 'bucket(id, 16)', 'truncate(name, 4)' or a column name.");
+                            + ". Write entries like 'day(created)', 'bucket(id, 16)', 'truncate(name, 4)'" + " or a"
+                            + " column name.");
         }
     }
 
@@ -142,7 +142,8 @@ public final class IcebergTables {
      * column; returns the problem, or null.
      */
     @Nullable
-    public static String upsertPartitionProblem(String tableName, PartitionSpec spec, Schema schema, List<String> primaryKey) {
+    public static String upsertPartitionProblem(
+            String tableName, PartitionSpec spec, Schema schema, List<String> primaryKey) {
         Set<String> outside = new TreeSet<>();
         for (PartitionField f : spec.fields()) {
             String source = schema.findColumnName(f.sourceId());
@@ -155,7 +156,8 @@ public final class IcebergTables {
         }
         return "Table " + tableName + " is partitioned by " + outside + ", which are not part of its primary key "
                 + primaryKey + ". In upsert mode Iceberg deletes a key within one partition, so a row whose partition"
-                + " value changes would stay behind in its old partition. Partition by key columns (e.g. bucket(id, 16)),"
+                + " value changes would stay behind in its old partition. Partition by key columns"
+                + " (e.g. bucket(id, 16)),"
                 + " or set 'write-mode' = 'changelog'.";
     }
 
@@ -176,19 +178,19 @@ public final class IcebergTables {
         List<String> extra = new ArrayList<>(tableColumns);
         extra.removeAll(rowColumns);
         if (!missing.isEmpty() || !extra.isEmpty()) {
-            problems.add(
-                    "The existing Iceberg table " + name + " has the columns " + tableColumns + ", the rows of " + t.tableId()
-                            + " have " + rowColumns + (missing.isEmpty() ? "" : "; missing in the table: " + missing)
-                            + (extra.isEmpty() ? "" : "; only in the table: " + extra)
-                            + ". Align the table (ALTER TABLE ... ADD/DROP COLUMN) or write to another table.");
+            problems.add("The existing Iceberg table " + name + " has the columns " + tableColumns + ", the rows of "
+                    + t.tableId()
+                    + " have " + rowColumns + (missing.isEmpty() ? "" : "; missing in the table: " + missing)
+                    + (extra.isEmpty() ? "" : "; only in the table: " + extra)
+                    + ". Align the table (ALTER TABLE ... ADD/DROP COLUMN) or write to another table.");
         } else {
             try {
                 // Ids by name, as Iceberg's FlinkSink does before it validates.
                 TypeUtil.validateWriteSchema(table.schema(), TypeUtil.reassignIds(wanted, table.schema()), true, true);
             } catch (IllegalArgumentException e) {
-                problems.add(
-                        "The existing Iceberg table " + name + " cannot take the rows of " + t.tableId() + ": "
-                                + e.getMessage().replaceAll("\\s+", " ") + " Align the table (ALTER TABLE) or write to another table.");
+                problems.add("The existing Iceberg table " + name + " cannot take the rows of " + t.tableId() + ": "
+                        + e.getMessage().replaceAll("\\s+", " ")
+                        + " Align the table (ALTER TABLE) or write to another table.");
             }
         }
         Set<String> ids = new TreeSet<>(table.schema().identifierFieldNames());
@@ -202,9 +204,9 @@ public final class IcebergTables {
         if (table instanceof HasTableOperations) {
             int version = ((HasTableOperations) table).operations().current().formatVersion();
             if (version < 2) {
-                problems.add(
-                        "The existing Iceberg table " + name + " is format version " + version + "; updates and deletes"
-                                + " need version 2. Upgrade it: ALTER TABLE " + name + " SET TBLPROPERTIES ('format-version'='2').");
+                problems.add("The existing Iceberg table " + name + " is format version " + version
+                        + "; updates and deletes" + " need version 2. Upgrade it: ALTER TABLE " + name
+                        + " SET TBLPROPERTIES ('format-version'='2').");
             }
         }
         return problems;

@@ -32,13 +32,16 @@ public final class JvmLockManager implements LockManager {
     @Override
     public void initialize(Map<String, String> properties) {
         acquireTimeoutMs = PropertyUtil.propertyAsLong(
-                properties, CatalogProperties.LOCK_ACQUIRE_TIMEOUT_MS, CatalogProperties.LOCK_ACQUIRE_TIMEOUT_MS_DEFAULT);
+                properties,
+                CatalogProperties.LOCK_ACQUIRE_TIMEOUT_MS,
+                CatalogProperties.LOCK_ACQUIRE_TIMEOUT_MS_DEFAULT);
     }
 
     @Override
     public boolean acquire(String entityId, String ownerId) {
         try {
-            return LOCKS.computeIfAbsent(entityId, k -> new ReentrantLock()).tryLock(acquireTimeoutMs, TimeUnit.MILLISECONDS);
+            return LOCKS.computeIfAbsent(entityId, k -> new ReentrantLock())
+                    .tryLock(acquireTimeoutMs, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;

@@ -25,7 +25,6 @@ import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.flink.CatalogLoader;
 import org.apache.iceberg.io.CloseableIterable;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,7 +66,8 @@ import java.util.Map;
  * parallelism one.
  */
 @Internal
-public final class SnapshotReconciler extends RichSinkFunction<SnapshotSignal> implements CheckpointedFunction, CheckpointListener {
+public final class SnapshotReconciler extends RichSinkFunction<SnapshotSignal>
+        implements CheckpointedFunction, CheckpointListener {
 
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(SnapshotReconciler.class);
@@ -87,6 +87,7 @@ public final class SnapshotReconciler extends RichSinkFunction<SnapshotSignal> i
     private transient Map<String, long[]> pending;
     /** Each table's last sequence number when this run opened; -1 for a table without a snapshot. */
     private transient Map<String, Long> openedAt;
+
     private transient boolean startedInThisRun;
 
     /**
@@ -99,8 +100,9 @@ public final class SnapshotReconciler extends RichSinkFunction<SnapshotSignal> i
 
     @Override
     public void initializeState(FunctionInitializationContext context) throws Exception {
-        state = context.getOperatorStateStore().getListState(
-                new ListStateDescriptor<>("inlet-snapshot-reconcile", Types.TUPLE(Types.STRING, Types.LONG, Types.LONG)));
+        state = context.getOperatorStateStore()
+                .getListState(new ListStateDescriptor<>(
+                        "inlet-snapshot-reconcile", Types.TUPLE(Types.STRING, Types.LONG, Types.LONG)));
         pending = new LinkedHashMap<>();
         for (Tuple3<String, Long, Long> t : state.get()) {
             pending.put(t.f0, new long[] {t.f1, t.f2});
@@ -135,8 +137,11 @@ public final class SnapshotReconciler extends RichSinkFunction<SnapshotSignal> i
                 }
             });
             if (!pending.isEmpty()) {
-                LOG.info("A snapshot from scratch starts over Iceberg tables that hold data; once it is committed, rows it"
-                        + " does not write again are removed (base sequence numbers {}).", describe());
+                LOG.info(
+                        "A snapshot from scratch starts over Iceberg tables that hold data; once it is"
+                                + " committed, rows it"
+                                + " does not write again are removed (base sequence numbers {}).",
+                        describe());
             }
         } else if (signal == SnapshotSignal.COMPLETED) {
             for (long[] p : pending.values()) {
@@ -176,12 +181,18 @@ public final class SnapshotReconciler extends RichSinkFunction<SnapshotSignal> i
                 dropOlderThan(table, e.getValue()[0]);
                 return true;
             } catch (NoSuchTableException gone) {
-                LOG.error("Iceberg table {} is gone; rows a new snapshot no longer found are not removed from it.", e.getKey());
+                LOG.error(
+                        "Iceberg table {} is gone; rows a new snapshot no longer found are not removed from it.",
+                        e.getKey());
                 return true;
             } catch (RuntimeException failed) {
-                // Never fail the job for this: it would restore and fail again. The files stay until a later checkpoint.
-                LOG.warn("Iceberg table {}: removing the rows the new snapshot no longer found failed; trying again after the"
-                        + " next checkpoint.", e.getKey(), failed);
+                // Never fail the job for this: it would restore and fail again. The files stay until a later
+                // checkpoint.
+                LOG.warn(
+                        "Iceberg table {}: removing the rows the new snapshot no longer found failed;"
+                                + " trying again after the" + " next checkpoint.",
+                        e.getKey(),
+                        failed);
                 return false;
             }
         });
@@ -217,11 +228,14 @@ public final class SnapshotReconciler extends RichSinkFunction<SnapshotSignal> i
             }
             Map<String, DataFile> old = new LinkedHashMap<>();
             long rows = 0;
-            try (CloseableIterable<FileScanTask> tasks = table.newScan().useSnapshot(current.snapshotId()).planFiles()) {
+            try (CloseableIterable<FileScanTask> tasks =
+                    table.newScan().useSnapshot(current.snapshotId()).planFiles()) {
                 for (FileScanTask task : tasks) {
                     DataFile file = task.file();
                     Long sequence = file.dataSequenceNumber();
-                    if (sequence != null && sequence <= base && old.putIfAbsent(file.path().toString(), file) == null) {
+                    if (sequence != null
+                            && sequence <= base
+                            && old.putIfAbsent(file.path().toString(), file) == null) {
                         rows += file.recordCount();
                     }
                 }
@@ -229,7 +243,9 @@ public final class SnapshotReconciler extends RichSinkFunction<SnapshotSignal> i
                 throw new UncheckedIOException("Planning the files of Iceberg table " + table.name() + " failed", e);
             }
             if (old.isEmpty()) {
-                LOG.info("Iceberg table {}: the new snapshot is committed; no file older than it is left.", table.name());
+                LOG.info(
+                        "Iceberg table {}: the new snapshot is committed; no file older than it is left.",
+                        table.name());
                 return 0;
             }
             DeleteFiles delete = table.newDelete().validateFilesExist();
@@ -241,19 +257,28 @@ public final class SnapshotReconciler extends RichSinkFunction<SnapshotSignal> i
                 if (attempt >= 3) {
                     throw e;
                 }
-                LOG.info("Iceberg table {}: files changed while rows older than the new snapshot were removed ({}); planning again.",
-                        table.name(), e.getMessage());
+                LOG.info(
+                        "Iceberg table {}: files changed while rows older than the new snapshot were"
+                                + " removed ({}); planning again.",
+                        table.name(),
+                        e.getMessage());
                 continue;
             }
-            LOG.info("Iceberg table {}: the new snapshot is committed; removed the {} data files written before it ({} rows"
-                    + " written, among them every row the snapshot no longer found).", table.name(), old.size(), rows);
+            LOG.info(
+                    "Iceberg table {}: the new snapshot is committed; removed the {} data files"
+                            + " written before it ({} rows"
+                            + " written, among them every row the snapshot no longer found).",
+                    table.name(),
+                    old.size(),
+                    rows);
             return old.size();
         }
     }
 
     private String describe() {
         StringBuilder b = new StringBuilder();
-        pending.forEach((name, p) -> b.append(b.length() == 0 ? "" : ", ").append(name).append('=').append(p[0]));
+        pending.forEach((name, p) ->
+                b.append(b.length() == 0 ? "" : ", ").append(name).append('=').append(p[0]));
         return b.toString();
     }
 

@@ -38,7 +38,9 @@ public final class TableSplitter extends ProcessFunction<ChangeEvent, RowData> {
      *     the table holds (it held rows when the job was built): each such row is written as a delete
      *     of its key and an insert, as upsert mode writes every row
      */
-    public TableSplitter(Map<TableId, OutputTag<RowData>> tags, Map<TableId, IcebergRowConverter> converters,
+    public TableSplitter(
+            Map<TableId, OutputTag<RowData>> tags,
+            Map<TableId, IcebergRowConverter> converters,
             Set<TableId> upsertSnapshotRows) {
         this.tags = new HashMap<>(tags);
         this.converters = new HashMap<>(converters);
@@ -49,10 +51,12 @@ public final class TableSplitter extends ProcessFunction<ChangeEvent, RowData> {
     public void processElement(ChangeEvent event, Context ctx, Collector<RowData> out) {
         OutputTag<RowData> tag = tags.get(event.tableId());
         if (tag == null) {
-            throw new IllegalStateException("The Iceberg sink got an event of table " + event.tableId() + ", which it was not built for.");
+            throw new IllegalStateException(
+                    "The Iceberg sink got an event of table " + event.tableId() + ", which it was not built for.");
         }
         RowData row = converters.get(event.tableId()).convert(event.row());
-        if (event.position().kind() == SourcePosition.Kind.SNAPSHOT && event.kind() == RowKind.INSERT
+        if (event.position().kind() == SourcePosition.Kind.SNAPSHOT
+                && event.kind() == RowKind.INSERT
                 && upsertSnapshotRows.contains(event.tableId())) {
             // In changelog mode a delete removes the key's rows from earlier commits; the insert follows. The
             // delete is the row's values under another kind, not a copy: joined with a row of no fields.

@@ -25,15 +25,33 @@ class IcebergRowConverterTest {
 
     @Test
     void widensToTheTablesTypesKeepingKindAndNulls() {
-        RowType from = RowType.of(new LogicalType[] {new TinyIntType(), new SmallIntType(), new IntType(), new FloatType(),
-                new DecimalType(10, 2), new TimestampType(3)});
-        RowType to = RowType.of(new LogicalType[] {new IntType(), new IntType(), new BigIntType(), new DoubleType(),
-                new DecimalType(20, 2), new TimestampType(6)});
+        RowType from = RowType.of(new LogicalType[] {
+            new TinyIntType(),
+            new SmallIntType(),
+            new IntType(),
+            new FloatType(),
+            new DecimalType(10, 2),
+            new TimestampType(3)
+        });
+        RowType to = RowType.of(new LogicalType[] {
+            new IntType(),
+            new IntType(),
+            new BigIntType(),
+            new DoubleType(),
+            new DecimalType(20, 2),
+            new TimestampType(6)
+        });
         IcebergRowConverter c = new IcebergRowConverter(from, to);
         assertThat(c.isIdentity()).isFalse();
         TimestampData ts = TimestampData.fromEpochMillis(-1);
-        RowData out = c.convert(GenericRowData.ofKind(RowKind.UPDATE_BEFORE, (byte) -5, (short) -300, 7, 1.5f,
-                DecimalData.fromBigDecimal(new BigDecimal("-1.25"), 10, 2), ts));
+        RowData out = c.convert(GenericRowData.ofKind(
+                RowKind.UPDATE_BEFORE,
+                (byte) -5,
+                (short) -300,
+                7,
+                1.5f,
+                DecimalData.fromBigDecimal(new BigDecimal("-1.25"), 10, 2),
+                ts));
         assertThat(out.getRowKind()).isEqualTo(RowKind.UPDATE_BEFORE);
         assertThat(out.getInt(0)).isEqualTo(-5);
         assertThat(out.getInt(1)).isEqualTo(-300);

@@ -18,14 +18,20 @@ class JvmLockManagerTest {
         String table = "file:/wh/" + System.nanoTime();
 
         assertThat(a.acquire(table, "owner-a")).isTrue();
-        assertThat(CompletableFuture.supplyAsync(() -> b.acquire(table, "owner-b")).get()).isFalse();
+        assertThat(CompletableFuture.supplyAsync(() -> b.acquire(table, "owner-b"))
+                        .get())
+                .isFalse();
         b.close(); // another catalog closing must not break this one
-        assertThat(CompletableFuture.supplyAsync(() -> b.release(table, "owner-b")).get()).isFalse();
+        assertThat(CompletableFuture.supplyAsync(() -> b.release(table, "owner-b"))
+                        .get())
+                .isFalse();
         assertThat(a.release(table, "owner-a")).isTrue();
         assertThat(CompletableFuture.supplyAsync(() -> {
-            boolean got = b.acquire(table, "owner-b");
-            b.release(table, "owner-b");
-            return got;
-        }).get()).isTrue();
+                            boolean got = b.acquire(table, "owner-b");
+                            b.release(table, "owner-b");
+                            return got;
+                        })
+                        .get())
+                .isTrue();
     }
 }

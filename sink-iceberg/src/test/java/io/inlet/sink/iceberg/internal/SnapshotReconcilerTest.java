@@ -35,15 +35,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** What the reconciler drops and when it sees a checkpoint committed, on a real Hadoop-catalog table. */
 class SnapshotReconcilerTest {
 
-    private static final Schema SCHEMA = new Schema(List.of(Types.NestedField.required(1, "id", Types.LongType.get())), Set.of(1));
+    private static final Schema SCHEMA =
+            new Schema(List.of(Types.NestedField.required(1, "id", Types.LongType.get())), Set.of(1));
 
     private static HadoopCatalog catalog(Path warehouse) {
         return new HadoopCatalog(new Configuration(false), warehouse.toUri().toString());
     }
 
     private static DataFile file(String name) {
-        return DataFiles.builder(PartitionSpec.unpartitioned()).withPath("/lake/" + name + ".parquet").withFormat(FileFormat.PARQUET)
-                .withFileSizeInBytes(100).withRecordCount(3).build();
+        return DataFiles.builder(PartitionSpec.unpartitioned())
+                .withPath("/lake/" + name + ".parquet")
+                .withFormat(FileFormat.PARQUET)
+                .withFileSizeInBytes(100)
+                .withRecordCount(3)
+                .build();
     }
 
     private static void append(Table table, String name, Map<String, String> summary) {
@@ -64,7 +69,10 @@ class SnapshotReconcilerTest {
     @Test
     void dropsTheFilesWrittenUpToTheBaseOnceAndKeepsTheRest(@TempDir Path warehouse) throws Exception {
         try (HadoopCatalog c = catalog(warehouse)) {
-            Table table = c.createTable(TableIdentifier.of("lake", "orders"), SCHEMA, PartitionSpec.unpartitioned(),
+            Table table = c.createTable(
+                    TableIdentifier.of("lake", "orders"),
+                    SCHEMA,
+                    PartitionSpec.unpartitioned(),
                     Map.of("format-version", "2"));
             append(table, "old-1", Map.of());
             append(table, "old-2", Map.of());
@@ -74,7 +82,8 @@ class SnapshotReconcilerTest {
             assertThat(SnapshotReconciler.dropOlderThan(table, base)).isEqualTo(2);
             assertThat(files(table)).containsExactly("/lake/new-1.parquet");
             assertThat(table.currentSnapshot().operation()).isEqualTo("delete");
-            assertThat(table.currentSnapshot().summary()).containsEntry("inlet.snapshot-reconciled-base", String.valueOf(base));
+            assertThat(table.currentSnapshot().summary())
+                    .containsEntry("inlet.snapshot-reconciled-base", String.valueOf(base));
             // A second run (a restore before the reconciler's state forgot the table) finds nothing.
             assertThat(SnapshotReconciler.dropOlderThan(table, base)).isZero();
             assertThat(files(table)).containsExactly("/lake/new-1.parquet");
@@ -84,7 +93,10 @@ class SnapshotReconcilerTest {
     @Test
     void seesACheckpointCommittedOnlyByThisJobsCommitter(@TempDir Path warehouse) throws Exception {
         try (HadoopCatalog c = catalog(warehouse)) {
-            Table table = c.createTable(TableIdentifier.of("lake", "orders"), SCHEMA, PartitionSpec.unpartitioned(),
+            Table table = c.createTable(
+                    TableIdentifier.of("lake", "orders"),
+                    SCHEMA,
+                    PartitionSpec.unpartitioned(),
                     Map.of("format-version", "2"));
             assertThat(SnapshotReconciler.committedThrough(table, "job", 1)).isFalse();
             append(table, "a", Map.of("flink.job-id", "job", "flink.max-committed-checkpoint-id", "5"));
@@ -101,27 +113,45 @@ class SnapshotReconcilerTest {
     @Test
     void shipsToTaskManagers(@TempDir Path warehouse) throws Exception {
         SnapshotReconciler r = new SnapshotReconciler(
-                IcebergCatalogConfig.of("c", "hadoop", null, Map.of("warehouse", warehouse.toUri().toString()), Map.of()).loader(),
+                IcebergCatalogConfig.of(
+                                "c",
+                                "hadoop",
+                                null,
+                                Map.of("warehouse", warehouse.toUri().toString()),
+                                Map.of())
+                        .loader(),
                 List.of("lake.orders"));
         assertThat(InstantiationUtil.clone(r)).isNotNull().isNotSameAs(r);
     }
 
     private static OneInputStreamOperatorTestHarness<SnapshotSignal, Object> harness(Path warehouse) throws Exception {
         SnapshotReconciler reconciler = new SnapshotReconciler(
-                IcebergCatalogConfig.of("c", "hadoop", null, Map.of("warehouse", warehouse.toUri().toString()), Map.of()).loader(),
+                IcebergCatalogConfig.of(
+                                "c",
+                                "hadoop",
+                                null,
+                                Map.of("warehouse", warehouse.toUri().toString()),
+                                Map.of())
+                        .loader(),
                 List.of("lake.orders"));
         return new OneInputStreamOperatorTestHarness<>(new StreamSink<>(reconciler));
     }
 
     private static Table ordersWithAnOldFile(HadoopCatalog c) {
-        Table table = c.createTable(TableIdentifier.of("lake", "orders"), SCHEMA, PartitionSpec.unpartitioned(),
+        Table table = c.createTable(
+                TableIdentifier.of("lake", "orders"),
+                SCHEMA,
+                PartitionSpec.unpartitioned(),
                 Map.of("format-version", "2"));
         append(table, "old", Map.of());
         return table;
     }
 
     private static void committedBy(Table table, String name, String jobId, long checkpointId) {
-        append(table, name, Map.of("flink.job-id", jobId, "flink.max-committed-checkpoint-id", String.valueOf(checkpointId)));
+        append(
+                table,
+                name,
+                Map.of("flink.job-id", jobId, "flink.max-committed-checkpoint-id", String.valueOf(checkpointId)));
     }
 
     @Test
@@ -138,10 +168,13 @@ class SnapshotReconcilerTest {
             h.snapshot(2L, 0L);
             h.notifyOfCompletedCheckpoint(2L);
             h.notifyOfCompletedCheckpoint(3L);
-            assertThat(files(table)).as("checkpoint 3, which holds every snapshot row, is not committed yet").hasSize(2);
+            assertThat(files(table))
+                    .as("checkpoint 3, which holds every snapshot row, is not committed yet")
+                    .hasSize(2);
             committedBy(table, "snapshot-late", job, 3);
             h.notifyOfCompletedCheckpoint(3L);
-            assertThat(files(table)).containsExactlyInAnyOrder("/lake/snapshot-early.parquet", "/lake/snapshot-late.parquet");
+            assertThat(files(table))
+                    .containsExactlyInAnyOrder("/lake/snapshot-early.parquet", "/lake/snapshot-late.parquet");
         }
     }
 
@@ -166,7 +199,8 @@ class SnapshotReconcilerTest {
                 second.processElement(new StreamRecord<>(SnapshotSignal.COMPLETED));
                 second.snapshot(1L, 0L);
                 second.notifyOfCompletedCheckpoint(2L);
-                assertThat(files(table)).as("rows of the unfinished snapshot are older than this one too")
+                assertThat(files(table))
+                        .as("rows of the unfinished snapshot are older than this one too")
                         .containsExactly("/lake/second-snapshot.parquet");
             }
         }

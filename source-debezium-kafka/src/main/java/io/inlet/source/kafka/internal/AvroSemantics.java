@@ -67,6 +67,7 @@ public final class AvroSemantics {
         public final boolean nullable;
         /** The non-null branch, the schema values are read with. */
         public final Schema schema;
+
         public final int precision;
         public final int scale;
         public final int length;
@@ -181,7 +182,8 @@ public final class AvroSemantics {
                 }
                 return new Meaning(Kind.BYTES, nullable, s, 0, 0, 0);
             case RECORD:
-                if ("io.debezium.data.VariableScaleDecimal".equals(connectName) || "io.debezium.data.VariableScaleDecimal".equals(s.getFullName())) {
+                if ("io.debezium.data.VariableScaleDecimal".equals(connectName)
+                        || "io.debezium.data.VariableScaleDecimal".equals(s.getFullName())) {
                     return new Meaning(Kind.VARIABLE_SCALE_DECIMAL, nullable, s, 0, 0, 0);
                 }
                 throw new IllegalArgumentException("a nested record " + s.getFullName());

@@ -31,7 +31,9 @@ public final class DebeziumDecodeFunction extends ProcessFunction<KafkaRawRecord
     private final RegistrySettings registry;
     private final HashMap<String, TableDescriptor> tablesByTopic;
     private final DebeziumRecordDecoder.Settings settings;
-    @Nullable private final OutputTag<KafkaRawRecord> deadLetters;
+
+    @Nullable
+    private final OutputTag<KafkaRawRecord> deadLetters;
 
     private transient DebeziumRecordDecoder decoder;
     private transient Counter tombstones;
@@ -39,7 +41,9 @@ public final class DebeziumDecodeFunction extends ProcessFunction<KafkaRawRecord
     private transient Counter schemaChanges;
 
     public DebeziumDecodeFunction(
-            RegistrySettings registry, Map<String, TableDescriptor> tablesByTopic, DebeziumRecordDecoder.Settings settings,
+            RegistrySettings registry,
+            Map<String, TableDescriptor> tablesByTopic,
+            DebeziumRecordDecoder.Settings settings,
             @Nullable OutputTag<KafkaRawRecord> deadLetters) {
         this.registry = registry;
         this.tablesByTopic = new HashMap<>(tablesByTopic);
@@ -71,8 +75,10 @@ public final class DebeziumDecodeFunction extends ProcessFunction<KafkaRawRecord
             }
             // The record fails the same way after every restart: stop the job instead of restarting it forever.
             throw new InletStopException(
-                    "Cannot decode the Debezium record at " + raw.where() + " (table " + decoder.table(raw.topic).tableId() + "): " + reason
-                            + ". The record fails the same way on every restart, so the job stops. Fix the producer, or set"
+                    "Cannot decode the Debezium record at " + raw.where() + " (table "
+                            + decoder.table(raw.topic).tableId() + "): " + reason
+                            + ". The record fails the same way on every restart, so the job stops. Fix the"
+                            + " producer, or set"
                             + " 'bad-record.action' = 'dead-letter' and 'dead-letter.topic' to set such records aside.",
                     e.getCause());
         } finally {

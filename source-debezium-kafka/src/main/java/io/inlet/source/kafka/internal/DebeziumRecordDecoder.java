@@ -5,8 +5,8 @@ import io.inlet.core.InletStopException;
 import io.inlet.core.event.ChangeEvent;
 import io.inlet.core.event.RowKeys;
 import io.inlet.core.event.SourcePosition;
-import io.inlet.core.source.SchemaDifference;
 import io.inlet.core.source.SchemaChangeBehavior;
+import io.inlet.core.source.SchemaDifference;
 import io.inlet.core.source.TimePrecisionMode;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
@@ -17,7 +17,6 @@ import org.apache.avro.io.DecoderFactory;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.Collector;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,8 +64,12 @@ public final class DebeziumRecordDecoder {
         private static final long serialVersionUID = 1L;
 
         /** Null: every record counts as written before the build (decoding alone, no shape checks). */
-        @Nullable final HashMap<String, Long> buildOffsets;
-        @Nullable final String excludeColumns;
+        @Nullable
+        final HashMap<String, Long> buildOffsets;
+
+        @Nullable
+        final String excludeColumns;
+
         final TimePrecisionMode timeMode;
         final SchemaChangeBehavior schemaChanges;
 
@@ -74,7 +77,10 @@ public final class DebeziumRecordDecoder {
          * @param buildOffsets per {@code topic:partition}, its end offset when the pipeline was built
          *     (the tables' shapes are those of then): records from there on must have them
          */
-        public Settings(@Nullable Map<String, Long> buildOffsets, @Nullable String excludeColumns, TimePrecisionMode timeMode,
+        public Settings(
+                @Nullable Map<String, Long> buildOffsets,
+                @Nullable String excludeColumns,
+                TimePrecisionMode timeMode,
                 SchemaChangeBehavior schemaChanges) {
             this.buildOffsets = buildOffsets == null ? null : new HashMap<>(buildOffsets);
             this.excludeColumns = excludeColumns;
@@ -102,7 +108,8 @@ public final class DebeziumRecordDecoder {
         this(client, tablesByTopic, Settings.lenient());
     }
 
-    public DebeziumRecordDecoder(SchemaRegistryClient client, Map<String, TableDescriptor> tablesByTopic, Settings settings) {
+    public DebeziumRecordDecoder(
+            SchemaRegistryClient client, Map<String, TableDescriptor> tablesByTopic, Settings settings) {
         this.client = client;
         this.tablesByTopic = new HashMap<>(tablesByTopic);
         this.settings = settings;
@@ -114,12 +121,15 @@ public final class DebeziumRecordDecoder {
     public TableDescriptor table(String topic) {
         TableDescriptor table = tablesByTopic.get(topic);
         if (table == null) {
-            throw new IllegalStateException("A record of topic " + topic + ", which the pipeline was not built for, reached the decoder.");
+            throw new IllegalStateException(
+                    "A record of topic " + topic + ", which the pipeline was not built for, reached the decoder.");
         }
         return table;
     }
 
-    /** Writer schemas seen so far whose added columns 'ignore-added-columns' left out (each reported once, in the log). */
+    /**
+     * Writer schemas seen so far whose added columns 'ignore-added-columns' left out (each reported once, in the log).
+     */
     public long schemaChangesIgnored() {
         return schemaChanges;
     }
@@ -136,13 +146,19 @@ public final class DebeziumRecordDecoder {
         return decode(raw, table, out);
     }
 
-    private Outcome decode(KafkaRawRecord raw, TableDescriptor table, Collector<ChangeEvent> out) throws BadRecord, IOException {
+    private Outcome decode(KafkaRawRecord raw, TableDescriptor table, Collector<ChangeEvent> out)
+            throws BadRecord, IOException {
         byte[] v = raw.value;
         if (v.length < 5) {
-            throw new BadRecord("the value has " + v.length + " bytes, fewer than the 5 of the Confluent wire format's header", null);
+            throw new BadRecord(
+                    "the value has " + v.length + " bytes, fewer than the 5 of the Confluent wire format's header",
+                    null);
         }
         if (v[0] != 0) {
-            throw new BadRecord("the value starts with the byte " + (v[0] & 0xFF) + ", not the Confluent wire format's magic byte 0", null);
+            throw new BadRecord(
+                    "the value starts with the byte " + (v[0] & 0xFF)
+                            + ", not the Confluent wire format's magic byte 0",
+                    null);
         }
         int id = ((v[1] & 0xFF) << 24) | ((v[2] & 0xFF) << 16) | ((v[3] & 0xFF) << 8) | (v[4] & 0xFF);
         EnvelopeDecoder plan = decoderFor(raw, id, table);
@@ -166,7 +182,8 @@ public final class DebeziumRecordDecoder {
         switch (envelope.op) {
             case 'c':
             case 'r':
-                out.collect(ChangeEvent.of(table.tableId(), version, require(envelope.after, "after", id), ts, position));
+                out.collect(
+                        ChangeEvent.of(table.tableId(), version, require(envelope.after, "after", id), ts, position));
                 break;
             case 'u':
                 GenericRowData after = require(envelope.after, "after", id);
@@ -175,9 +192,10 @@ public final class DebeziumRecordDecoder {
                 // A changed key: a delete of the old key and an insert of the new one, for sinks that upsert by key.
                 before.setRowKind(sameKey ? RowKind.UPDATE_BEFORE : RowKind.DELETE);
                 after.setRowKind(sameKey ? RowKind.UPDATE_AFTER : RowKind.INSERT);
-                out.collect(envelope.before != null
-                        ? ChangeEvent.of(table.tableId(), version, before, ts, position)
-                        : ChangeEvent.keyOnly(table.tableId(), version, before, ts, position));
+                out.collect(
+                        envelope.before != null
+                                ? ChangeEvent.of(table.tableId(), version, before, ts, position)
+                                : ChangeEvent.keyOnly(table.tableId(), version, before, ts, position));
                 out.collect(ChangeEvent.of(table.tableId(), version, after, ts, position));
                 break;
             case 'd':
@@ -188,7 +206,9 @@ public final class DebeziumRecordDecoder {
             case 't':
                 throw new BadRecord("op 't' (a TRUNCATE) cannot be applied row by row", null);
             default:
-                throw new BadRecord("the op '" + (envelope.op == 0 ? "" : String.valueOf(envelope.op)) + "' is none of c, r, u, d", null);
+                throw new BadRecord(
+                        "the op '" + (envelope.op == 0 ? "" : String.valueOf(envelope.op)) + "' is none of c, r, u, d",
+                        null);
         }
         return Outcome.DECODED;
     }
@@ -208,7 +228,8 @@ public final class DebeziumRecordDecoder {
             return SourcePosition.kafka(raw.topic, raw.partition, raw.offset, order);
         }
         if (e.sourceLsn > 0) {
-            return SourcePosition.kafka(raw.topic, raw.partition, raw.offset, e.snapshot ? e.sourceLsn - 1 : e.sourceLsn);
+            return SourcePosition.kafka(
+                    raw.topic, raw.partition, raw.offset, e.snapshot ? e.sourceLsn - 1 : e.sourceLsn);
         }
         return SourcePosition.kafka(raw.topic, raw.partition, raw.offset);
     }
@@ -236,14 +257,21 @@ public final class DebeziumRecordDecoder {
 
     /** How the records of one writer schema are read, and how that schema differs from the table. */
     private static final class Plan {
-        @Nullable final EnvelopeDecoder decoder;
-        @Nullable final String unreadable;
+        @Nullable
+        final EnvelopeDecoder decoder;
+
+        @Nullable
+        final String unreadable;
+
         final List<SchemaDifference> differences;
         final List<SchemaDifference> blocking;
         /** Whether the left-out columns were said in the log (and counted), once per schema. */
         boolean reported;
 
-        Plan(@Nullable EnvelopeDecoder decoder, @Nullable String unreadable, List<SchemaDifference> differences,
+        Plan(
+                @Nullable EnvelopeDecoder decoder,
+                @Nullable String unreadable,
+                List<SchemaDifference> differences,
                 List<SchemaDifference> blocking) {
             this.decoder = decoder;
             this.unreadable = unreadable;
@@ -265,7 +293,8 @@ public final class DebeziumRecordDecoder {
         return end == null || raw.offset >= end;
     }
 
-    private EnvelopeDecoder decoderFor(KafkaRawRecord raw, int id, TableDescriptor table) throws BadRecord, IOException {
+    private EnvelopeDecoder decoderFor(KafkaRawRecord raw, int id, TableDescriptor table)
+            throws BadRecord, IOException {
         String topic = raw.topic;
         Map<Integer, Plan> byId = decoders.computeIfAbsent(topic, t -> new HashMap<>());
         Plan plan = byId.get(id);
@@ -276,7 +305,8 @@ public final class DebeziumRecordDecoder {
             } catch (SchemaRegistryClient.NotFoundException e) {
                 throw new BadRecord("the schema registry has no schema id " + id, e);
             }
-            List<SchemaDifference> differences = EnvelopeSchemas.differences(writer, table, excluded, settings.timeMode);
+            List<SchemaDifference> differences =
+                    EnvelopeSchemas.differences(writer, table, excluded, settings.timeMode);
             EnvelopeDecoder d = null;
             String unreadable = null;
             try {
@@ -292,19 +322,29 @@ public final class DebeziumRecordDecoder {
             if (!plan.blocking.isEmpty()) {
                 throw new InletStopException("Table " + table.tableId() + " changed in the source: "
                         + plan.blocking.stream().map(Object::toString).collect(Collectors.joining(", "))
-                        + " (topic " + topic + ", schema id " + id + ", in a record written after the pipeline was built, at "
+                        + " (topic " + topic + ", schema id " + id
+                        + ", in a record written after the pipeline was built, at "
                         + raw.where() + ")." + SCHEMA_WHAT_TO_DO);
             }
             plan.reported = true;
             schemaChanges++;
-            LOG.warn("Schema id {} of topic {}: {}. 'schema-change.behavior' = 'ignore-added-columns' leaves them out.",
-                    id, topic, plan.differences);
+            LOG.warn(
+                    "Schema id {} of topic {}: {}. 'schema-change.behavior' = 'ignore-added-columns' leaves them out.",
+                    id,
+                    topic,
+                    plan.differences);
         }
         if (plan.decoder == null) {
-            throw new BadRecord(plan.unreadable + (plan.differences.isEmpty() ? ""
-                    : " (the record was written before the pipeline was built, when the table had another shape: a NOT NULL"
-                            + " column added since cannot be filled for it; start the job without its state at the topic's end,"
-                            + " or add such columns as nullable)"), null);
+            throw new BadRecord(
+                    plan.unreadable
+                            + (plan.differences.isEmpty()
+                                    ? ""
+                                    : " (the record was written before the pipeline was built, when the" + " table had"
+                                            + " another shape: a NOT NULL"
+                                            + " column added since cannot be filled for it; start the job"
+                                            + " without its state at" + " the topic's end,"
+                                            + " or add such columns as nullable)"),
+                    null);
         }
         return plan.decoder;
     }

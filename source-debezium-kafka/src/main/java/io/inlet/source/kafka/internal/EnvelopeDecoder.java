@@ -16,6 +16,8 @@ import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.types.RowKind;
 
+import javax.annotation.Nullable;
+
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -28,8 +30,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
-
-import javax.annotation.Nullable;
 
 /**
  * Decodes the Avro binary body of one Debezium envelope, written with one writer schema, straight
@@ -46,6 +46,7 @@ public final class EnvelopeDecoder {
     public static final class Envelope {
         /** The value was an Avro null (a nullable envelope left empty): no change. */
         public boolean empty;
+
         public char op;
         public GenericRowData before;
         public GenericRowData after;
@@ -78,6 +79,7 @@ public final class EnvelopeDecoder {
     private final int[] envelopeRoles;
     /** For a writer schema that is a nullable union: the union branch of the envelope record, else -1. */
     private final int envelopeBranch;
+
     private final RowPlan beforePlan;
     private final RowPlan afterPlan;
     private final SourcePlan sourcePlan;
@@ -95,13 +97,17 @@ public final class EnvelopeDecoder {
      * @param excluded columns left out ({@code exclude-columns} over {@code database.table.column}):
      *     skipped, never converted
      */
-    public EnvelopeDecoder(Schema writerValue, TableDescriptor table, @Nullable Pattern excluded, TimePrecisionMode timeMode) {
+    public EnvelopeDecoder(
+            Schema writerValue, TableDescriptor table, @Nullable Pattern excluded, TimePrecisionMode timeMode) {
         Schema writer = EnvelopeSchemas.envelopeRecord(writerValue);
-        envelopeBranch = writerValue.getType() == Schema.Type.UNION ? writerValue.getTypes().indexOf(writer) : -1;
-        if (writer.getType() != Schema.Type.RECORD || writer.getField("op") == null
+        envelopeBranch = writerValue.getType() == Schema.Type.UNION
+                ? writerValue.getTypes().indexOf(writer)
+                : -1;
+        if (writer.getType() != Schema.Type.RECORD
+                || writer.getField("op") == null
                 || (writer.getField("after") == null && writer.getField("before") == null)) {
-            throw new IllegalArgumentException(
-                    "the writer schema " + writer.getFullName() + " is no Debezium envelope (it needs 'before', 'after' and 'op' fields)");
+            throw new IllegalArgumentException("the writer schema " + writer.getFullName()
+                    + " is no Debezium envelope (it needs 'before', 'after' and 'op' fields)");
         }
         List<Schema.Field> fields = writer.getFields();
         envelopeFields = new Schema[fields.size()];
@@ -268,7 +274,9 @@ public final class EnvelopeDecoder {
                 case "lsn":
                     return t == Schema.Type.LONG ? LSN : OTHER;
                 case "snapshot":
-                    return t == Schema.Type.STRING || t == Schema.Type.ENUM || t == Schema.Type.BOOLEAN ? SNAPSHOT : OTHER;
+                    return t == Schema.Type.STRING || t == Schema.Type.ENUM || t == Schema.Type.BOOLEAN
+                            ? SNAPSHOT
+                            : OTHER;
                 default:
                     return OTHER;
             }
@@ -292,33 +300,29 @@ public final class EnvelopeDecoder {
             long ts = -1;
             for (int i = 0; i < fields.length; i++) {
                 switch (roles[i]) {
-                    case TS_MS:
-                        {
-                            Object v = readNullableLong(in, fields[i]);
-                            ts = v == null ? -1 : (Long) v;
-                            break;
-                        }
+                    case TS_MS: {
+                        Object v = readNullableLong(in, fields[i]);
+                        ts = v == null ? -1 : (Long) v;
+                        break;
+                    }
                     case FILE:
                         out.sourceFile = readNullableString(in, fields[i]);
                         break;
-                    case POS:
-                        {
-                            Object v = readNullableLong(in, fields[i]);
-                            out.sourcePosition = v == null ? -1 : (Long) v;
-                            break;
-                        }
-                    case ROW:
-                        {
-                            Object v = readNullableLong(in, fields[i]);
-                            out.sourceRow = v == null ? 0 : ((Long) v).intValue();
-                            break;
-                        }
-                    case LSN:
-                        {
-                            Object v = readNullableLong(in, fields[i]);
-                            out.sourceLsn = v == null ? -1 : (Long) v;
-                            break;
-                        }
+                    case POS: {
+                        Object v = readNullableLong(in, fields[i]);
+                        out.sourcePosition = v == null ? -1 : (Long) v;
+                        break;
+                    }
+                    case ROW: {
+                        Object v = readNullableLong(in, fields[i]);
+                        out.sourceRow = v == null ? 0 : ((Long) v).intValue();
+                        break;
+                    }
+                    case LSN: {
+                        Object v = readNullableLong(in, fields[i]);
+                        out.sourceLsn = v == null ? -1 : (Long) v;
+                        break;
+                    }
                     case SNAPSHOT:
                         out.snapshot = isSnapshot(in, fields[i]);
                         break;
@@ -355,7 +359,12 @@ public final class EnvelopeDecoder {
         private final FieldReader[] readers;
         private final Schema[] skips;
 
-        RowPlan(Schema schema, TableDescriptor table, List<String> added, @Nullable Pattern excluded, TimePrecisionMode timeMode) {
+        RowPlan(
+                Schema schema,
+                TableDescriptor table,
+                List<String> added,
+                @Nullable Pattern excluded,
+                TimePrecisionMode timeMode) {
             Schema record = schema;
             int branch = -1;
             if (schema.getType() == Schema.Type.UNION) {
@@ -367,7 +376,8 @@ public final class EnvelopeDecoder {
                 }
             }
             if (record.getType() != Schema.Type.RECORD) {
-                throw new IllegalArgumentException("the row image is " + record.getType().getName() + ", not a record");
+                throw new IllegalArgumentException(
+                        "the row image is " + record.getType().getName() + ", not a record");
             }
             this.union = schema.getType() == Schema.Type.UNION;
             this.recordBranch = branch;
@@ -398,8 +408,8 @@ public final class EnvelopeDecoder {
             }
             for (int c = 0; c < arity; c++) {
                 if (!covered[c] && !table.columns().get(c).isNullable()) {
-                    throw new IllegalArgumentException(
-                            "the writer schema lacks the NOT NULL column '" + table.columns().get(c).name() + "'");
+                    throw new IllegalArgumentException("the writer schema lacks the NOT NULL column '"
+                            + table.columns().get(c).name() + "'");
                 }
             }
         }
@@ -424,7 +434,9 @@ public final class EnvelopeDecoder {
 
     private static FieldReader reader(Schema fieldSchema, LogicalType target, TimePrecisionMode timeMode) {
         AvroSemantics.Meaning m = AvroSemantics.of(fieldSchema);
-        FieldReader value = AvroSemantics.isTime(m) && timeMode != TimePrecisionMode.TIME ? timeReader(m, timeMode) : valueReader(m, target);
+        FieldReader value = AvroSemantics.isTime(m) && timeMode != TimePrecisionMode.TIME
+                ? timeReader(m, timeMode)
+                : valueReader(m, target);
         if (fieldSchema.getType() != Schema.Type.UNION) {
             return value;
         }
@@ -435,7 +447,10 @@ public final class EnvelopeDecoder {
         return in -> isNull[in.readIndex()] ? null : value.read(in);
     }
 
-    /** TIME as BIGINT microseconds or as MySQL's text, with the column's fractional digits where the connector says them. */
+    /**
+     * TIME as BIGINT microseconds or as MySQL's text, with the column's fractional digits where the connector says
+     * them.
+     */
     private static FieldReader timeReader(AvroSemantics.Meaning m, TimePrecisionMode mode) {
         long perMicro;
         int defaultDigits;
@@ -455,7 +470,8 @@ public final class EnvelopeDecoder {
         Map<String, String> params = AvroSemantics.connectParameters(m.schema);
         String length = params.get("__debezium.source.column.length");
         // With the source column type propagated, a TIME without a length is TIME(0).
-        int digits = length != null ? Integer.parseInt(length.trim())
+        int digits = length != null
+                ? Integer.parseInt(length.trim())
                 : params.containsKey("__debezium.source.column.type") ? 0 : defaultDigits;
         long factor = perMicro;
         boolean isInt = m.kind == AvroSemantics.Kind.TIME_MILLIS;
@@ -503,12 +519,16 @@ public final class EnvelopeDecoder {
                     return in -> {
                         long v = in.readLong();
                         if (v < 0) {
-                            throw new IllegalArgumentException("the BIGINT UNSIGNED value " + Long.toUnsignedString(v) + " does not fit BIGINT");
+                            throw new IllegalArgumentException(
+                                    "the BIGINT UNSIGNED value " + Long.toUnsignedString(v) + " does not fit BIGINT");
                         }
                         return v;
                     };
                 }
-                if (k == AvroSemantics.Kind.INT64 || k == AvroSemantics.Kind.INT32 || k == AvroSemantics.Kind.INT16 || k == AvroSemantics.Kind.INT8) {
+                if (k == AvroSemantics.Kind.INT64
+                        || k == AvroSemantics.Kind.INT32
+                        || k == AvroSemantics.Kind.INT16
+                        || k == AvroSemantics.Kind.INT8) {
                     return BinaryDecoder::readLong; // Avro's int and long share the varint encoding
                 }
                 break;
@@ -536,13 +556,13 @@ public final class EnvelopeDecoder {
                     case ENUM:
                         List<String> symbols = m.schema.getEnumSymbols();
                         return in -> StringData.fromString(symbols.get(in.readEnum()));
-                    case DECIMAL:
-                        {
-                            FieldReader dec = decimalBytes(m);
-                            return in -> StringData.fromString(((BigDecimal) dec.read(in)).toPlainString());
-                        }
+                    case DECIMAL: {
+                        FieldReader dec = decimalBytes(m);
+                        return in -> StringData.fromString(((BigDecimal) dec.read(in)).toPlainString());
+                    }
                     case VARIABLE_SCALE_DECIMAL:
-                        return in -> StringData.fromString(readVariableScaleDecimal(m.schema, in).toPlainString());
+                        return in -> StringData.fromString(
+                                readVariableScaleDecimal(m.schema, in).toPlainString());
                     default:
                         break;
                 }
@@ -571,7 +591,9 @@ public final class EnvelopeDecoder {
                     return in -> {
                         long v = in.readLong();
                         // Debezium wrote the unsigned value as a signed long: values above 2^63-1 came out negative.
-                        BigInteger unsigned = v >= 0 ? BigInteger.valueOf(v) : BigInteger.valueOf(v).add(BigInteger.ONE.shiftLeft(64));
+                        BigInteger unsigned = v >= 0
+                                ? BigInteger.valueOf(v)
+                                : BigInteger.valueOf(v).add(BigInteger.ONE.shiftLeft(64));
                         return toDecimal(new BigDecimal(unsigned), d);
                     };
                 }
@@ -605,20 +627,24 @@ public final class EnvelopeDecoder {
                     case TIMESTAMP_MICROS:
                         return in -> {
                             long micros = in.readLong();
-                            return TimestampData.fromEpochMillis(Math.floorDiv(micros, 1000), (int) Math.floorMod(micros, 1000) * 1000);
+                            return TimestampData.fromEpochMillis(
+                                    Math.floorDiv(micros, 1000), (int) Math.floorMod(micros, 1000) * 1000);
                         };
                     case TIMESTAMP_NANOS:
                         return in -> {
                             long nanos = in.readLong();
-                            return TimestampData.fromEpochMillis(Math.floorDiv(nanos, 1_000_000), (int) Math.floorMod(nanos, 1_000_000));
+                            return TimestampData.fromEpochMillis(
+                                    Math.floorDiv(nanos, 1_000_000), (int) Math.floorMod(nanos, 1_000_000));
                         };
                     case ZONED_TIMESTAMP:
                         return in -> {
                             String text = in.readString();
                             try {
-                                return TimestampData.fromInstant(OffsetDateTime.parse(text).toInstant());
+                                return TimestampData.fromInstant(
+                                        OffsetDateTime.parse(text).toInstant());
                             } catch (DateTimeParseException e) {
-                                throw new IllegalArgumentException("'" + text + "' is no ISO-8601 timestamp with an offset");
+                                throw new IllegalArgumentException(
+                                        "'" + text + "' is no ISO-8601 timestamp with an offset");
                             }
                         };
                     default:
@@ -661,12 +687,14 @@ public final class EnvelopeDecoder {
             try {
                 v = v.setScale(target.getScale(), RoundingMode.UNNECESSARY);
             } catch (ArithmeticException e) {
-                throw new IllegalArgumentException("the value " + value.toPlainString() + " has more digits than " + target.asSummaryString());
+                throw new IllegalArgumentException(
+                        "the value " + value.toPlainString() + " has more digits than " + target.asSummaryString());
             }
         }
         DecimalData d = DecimalData.fromBigDecimal(v, target.getPrecision(), target.getScale());
         if (d == null) {
-            throw new IllegalArgumentException("the value " + value.toPlainString() + " does not fit " + target.asSummaryString());
+            throw new IllegalArgumentException(
+                    "the value " + value.toPlainString() + " does not fit " + target.asSummaryString());
         }
         return d;
     }
@@ -692,10 +720,12 @@ public final class EnvelopeDecoder {
     private static int timeMillis(long value, long perMilli) {
         long dayUnits = 86_400_000L * perMilli;
         if (value < 0 || value >= dayUnits) {
-            throw new IllegalArgumentException("the TIME value " + value + " (1/" + (1000 * perMilli) + " s) lies outside one day, which Flink's TIME cannot hold");
+            throw new IllegalArgumentException("the TIME value " + value + " (1/" + (1000 * perMilli)
+                    + " s) lies outside one day, which Flink's TIME cannot hold");
         }
         if (value % perMilli != 0) {
-            throw new IllegalArgumentException("the TIME value " + value + " (1/" + (1000 * perMilli) + " s) has digits below the millisecond, which Flink 1.17's TIME cannot hold");
+            throw new IllegalArgumentException("the TIME value " + value + " (1/" + (1000 * perMilli)
+                    + " s) has digits below the millisecond, which Flink 1.17's TIME cannot hold");
         }
         return (int) (value / perMilli);
     }

@@ -38,32 +38,43 @@ public final class EnvelopeSchemas {
      * database.table.column} the exclusion matches, and typing TIME columns as the mode says.
      */
     public static TableDescriptor describe(
-            TableId id, String topic, Schema value, @Nullable Schema key, @Nullable Pattern excluded, TimePrecisionMode timeMode) {
+            TableId id,
+            String topic,
+            Schema value,
+            @Nullable Schema key,
+            @Nullable Pattern excluded,
+            TimePrecisionMode timeMode) {
         Schema row = rowSchema(value, topic);
         List<String> problems = new ArrayList<>();
         TableDescriptor.Builder b = TableDescriptor.builder(id).comment(row.getDoc());
         for (Schema.Field f : row.getFields()) {
             if (isExcluded(id, f.name(), excluded)) {
                 if (key != null && key.getType() == Schema.Type.RECORD && key.getField(f.name()) != null) {
-                    problems.add("The key column " + id + "." + f.name() + " is excluded by 'exclude-columns'; keep it.");
+                    problems.add(
+                            "The key column " + id + "." + f.name() + " is excluded by 'exclude-columns'; keep it.");
                 }
                 continue;
             }
             try {
-                b.column(f.name(), AvroSemantics.flinkType(AvroSemantics.of(f.schema()), timeMode), AvroSemantics.doc(f));
+                b.column(
+                        f.name(),
+                        AvroSemantics.flinkType(AvroSemantics.of(f.schema()), timeMode),
+                        AvroSemantics.doc(f));
             } catch (IllegalArgumentException e) {
-                problems.add("Field '" + f.name() + "' of topic " + topic + " is " + e.getMessage() + ", which Inlet cannot map to a column.");
+                problems.add("Field '" + f.name() + "' of topic " + topic + " is " + e.getMessage()
+                        + ", which Inlet cannot map to a column.");
             }
         }
         if (key != null) {
             if (key.getType() != Schema.Type.RECORD) {
-                problems.add("The key schema of topic " + topic + " is a " + key.getType().getName()
-                        + ", not a record of key columns as Debezium writes it.");
+                problems.add("The key schema of topic " + topic + " is a "
+                        + key.getType().getName() + ", not a record of key columns as Debezium writes it.");
             } else {
                 List<String> pk = new ArrayList<>();
                 for (Schema.Field f : key.getFields()) {
                     if (row.getField(f.name()) == null) {
-                        problems.add("The key field '" + f.name() + "' of topic " + topic + " is no column of its rows.");
+                        problems.add(
+                                "The key field '" + f.name() + "' of topic " + topic + " is no column of its rows.");
                     }
                     pk.add(f.name());
                 }
@@ -78,7 +89,8 @@ public final class EnvelopeSchemas {
 
     /** Whether exclude-columns leaves the column out. */
     public static boolean isExcluded(TableId id, String column, @Nullable Pattern excluded) {
-        return excluded != null && excluded.matcher(id.identifier() + "." + column).matches();
+        return excluded != null
+                && excluded.matcher(id.identifier() + "." + column).matches();
     }
 
     /**
@@ -108,7 +120,8 @@ public final class EnvelopeSchemas {
                 out.add(SchemaDifference.unreadable("column '" + c.name() + "' is now " + e.getMessage()));
                 continue;
             }
-            SchemaDifference retyped = SchemaDifference.retyped(c.name(), c.type().getLogicalType(), now.getLogicalType());
+            SchemaDifference retyped =
+                    SchemaDifference.retyped(c.name(), c.type().getLogicalType(), now.getLogicalType());
             if (retyped != null) {
                 out.add(retyped);
             }
@@ -146,13 +159,14 @@ public final class EnvelopeSchemas {
     static Schema rowSchema(Schema value, String topic) {
         Schema envelope = envelopeRecord(value);
         if (envelope.getType() != Schema.Type.RECORD || envelope.getField("op") == null) {
-            throw new InletValidationException(
-                    "The value schema of topic " + topic + " (" + envelope.getFullName() + ") is no Debezium envelope with"
-                            + " 'before', 'after' and 'op'. Point the source at Debezium change topics.");
+            throw new InletValidationException("The value schema of topic " + topic + " (" + envelope.getFullName()
+                    + ") is no Debezium envelope with"
+                    + " 'before', 'after' and 'op'. Point the source at Debezium change topics.");
         }
         Schema.Field f = envelope.getField("after") != null ? envelope.getField("after") : envelope.getField("before");
         if (f == null) {
-            throw new InletValidationException("The value schema of topic " + topic + " has neither 'after' nor 'before'.");
+            throw new InletValidationException(
+                    "The value schema of topic " + topic + " has neither 'after' nor 'before'.");
         }
         Schema s = f.schema();
         if (s.getType() == Schema.Type.UNION) {

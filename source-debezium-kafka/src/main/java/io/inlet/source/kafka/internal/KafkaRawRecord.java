@@ -26,13 +26,24 @@ public final class KafkaRawRecord {
     public final int partition;
     public final long offset;
     public final long timestamp;
-    @Nullable public final byte[] key;
-    @Nullable public final byte[] value;
+
+    @Nullable
+    public final byte[] key;
+
+    @Nullable
+    public final byte[] value;
     /** Why the record could not be decoded, for a dead letter; null otherwise. */
-    @Nullable public final String error;
+    @Nullable
+    public final String error;
 
     public KafkaRawRecord(
-            String topic, int partition, long offset, long timestamp, @Nullable byte[] key, @Nullable byte[] value, @Nullable String error) {
+            String topic,
+            int partition,
+            long offset,
+            long timestamp,
+            @Nullable byte[] key,
+            @Nullable byte[] value,
+            @Nullable String error) {
         this.topic = topic;
         this.partition = partition;
         this.offset = offset;

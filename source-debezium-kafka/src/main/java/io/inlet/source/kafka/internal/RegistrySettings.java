@@ -15,11 +15,22 @@ public final class RegistrySettings implements Serializable {
     private static final long serialVersionUID = 1L;
 
     final List<String> urls;
-    @Nullable final String basicAuthUserInfo;
-    @Nullable final String truststoreLocation;
-    @Nullable final String truststorePassword;
-    @Nullable final String keystoreLocation;
-    @Nullable final String keystorePassword;
+
+    @Nullable
+    final String basicAuthUserInfo;
+
+    @Nullable
+    final String truststoreLocation;
+
+    @Nullable
+    final String truststorePassword;
+
+    @Nullable
+    final String keystoreLocation;
+
+    @Nullable
+    final String keystorePassword;
+
     final int maxRetries;
     final long timeoutMillis;
 

@@ -88,7 +88,8 @@ public final class SchemaRegistryClient {
     public Optional<Registered> latest(String subject) throws IOException {
         Map<?, ?> answer;
         try {
-            answer = (Map<?, ?>) get("/subjects/" + URLEncoder.encode(subject, StandardCharsets.UTF_8) + "/versions/latest");
+            answer = (Map<?, ?>)
+                    get("/subjects/" + URLEncoder.encode(subject, StandardCharsets.UTF_8) + "/versions/latest");
         } catch (NotFoundException e) {
             return Optional.empty();
         }
@@ -104,7 +105,8 @@ public final class SchemaRegistryClient {
      */
     public int register(String subject, Schema schema) throws IOException {
         String body = "{\"schema\": " + MiniJson.quote(schema.toString()) + "}";
-        Map<?, ?> answer = (Map<?, ?>) call("/subjects/" + URLEncoder.encode(subject, StandardCharsets.UTF_8) + "/versions", body);
+        Map<?, ?> answer =
+                (Map<?, ?>) call("/subjects/" + URLEncoder.encode(subject, StandardCharsets.UTF_8) + "/versions", body);
         Object id = answer.get("id");
         if (!(id instanceof Number)) {
             throw new IOException("The schema registry's answer to registering " + subject + " has no id: " + answer);
@@ -123,7 +125,8 @@ public final class SchemaRegistryClient {
             subjects();
             return "";
         } catch (NotFoundException e) {
-            return " The registry at " + settings.describe() + " answers 404 for /subjects too, so the URL's path looks wrong:"
+            return " The registry at " + settings.describe()
+                    + " answers 404 for /subjects too, so the URL's path looks wrong:"
                     + " 'debezium-avro-confluent.url' must point at the Confluent-compatible API, e.g."
                     + " http://registry:8080/apis/ccompat/v7 for Apicurio Registry.";
         } catch (IOException | RuntimeException e) {
@@ -184,8 +187,8 @@ public final class SchemaRegistryClient {
             }
         }
         throw new IOException(
-                "The schema registry at " + settings.describe() + " did not answer " + (body == null ? "GET " : "POST ") + path + " after "
-                        + (settings.maxRetries + 1) + " attempts: " + describe(last),
+                "The schema registry at " + settings.describe() + " did not answer " + (body == null ? "GET " : "POST ")
+                        + path + " after " + (settings.maxRetries + 1) + " attempts: " + describe(last),
                 last);
     }
 
@@ -215,9 +218,13 @@ public final class SchemaRegistryClient {
             req.header("Content-Type", "application/vnd.schemaregistry.v1+json")
                     .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
         }
-        String userInfo = settings.basicAuthUserInfo != null ? settings.basicAuthUserInfo : URI.create(base).getUserInfo();
+        String userInfo = settings.basicAuthUserInfo != null
+                ? settings.basicAuthUserInfo
+                : URI.create(base).getUserInfo();
         if (userInfo != null) {
-            req.header("Authorization", "Basic " + Base64.getEncoder().encodeToString(userInfo.getBytes(StandardCharsets.UTF_8)));
+            req.header(
+                    "Authorization",
+                    "Basic " + Base64.getEncoder().encodeToString(userInfo.getBytes(StandardCharsets.UTF_8)));
         }
         HttpResponse<String> r;
         try {
@@ -232,7 +239,8 @@ public final class SchemaRegistryClient {
             throw new NotFoundException("The schema registry has no " + path + " (" + r.body() + ")");
         }
         if (r.statusCode() == 401 || r.statusCode() == 403) {
-            throw new IOException("The schema registry refused the credentials (HTTP " + r.statusCode() + "); check the basic-auth settings.");
+            throw new IOException("The schema registry refused the credentials (HTTP " + r.statusCode()
+                    + "); check the basic-auth settings.");
         }
         if (r.statusCode() / 100 != 2) {
             throw new IOException("HTTP " + r.statusCode() + " from the schema registry: " + r.body());

@@ -28,9 +28,12 @@ class EnvelopeDecoderTest {
 
     private static final Schema ENVELOPE = DebeziumAvro.envelope(DebeziumAvro.ROW_FIELDS);
     private static final Schema ROW = DebeziumAvro.rowSchema(ENVELOPE);
-    private static final TableDescriptor TABLE =
-            EnvelopeSchemas.describe(TableId.of("inventory", "orders"), "dbserver1.inventory.orders", ENVELOPE,
-                    new Schema.Parser().parse("{\"type\":\"record\",\"name\":\"Key\",\"fields\":[{\"name\":\"id\",\"type\":\"long\"}]}"));
+    private static final TableDescriptor TABLE = EnvelopeSchemas.describe(
+            TableId.of("inventory", "orders"),
+            "dbserver1.inventory.orders",
+            ENVELOPE,
+            new Schema.Parser()
+                    .parse("{\"type\":\"record\",\"name\":\"Key\",\"fields\":[{\"name\":\"id\",\"type\":\"long\"}]}"));
 
     private static GenericRecord row(long id) {
         GenericRecord r = new GenericData.Record(ROW);
@@ -41,28 +44,39 @@ class EnvelopeDecoderTest {
         r.put("amount", DebeziumAvro.decimal("-1250"));
         r.put("day", (int) LocalDate.of(2024, 2, 29).toEpochDay());
         r.put("tod", 45_296_789_000L);
-        r.put("created", LocalDateTime.of(1969, 12, 31, 23, 59, 59, 999_999_000).toInstant(ZoneOffset.UTC).toEpochMilli() * 1000 + 999);
+        r.put(
+                "created",
+                LocalDateTime.of(1969, 12, 31, 23, 59, 59, 999_999_000)
+                                        .toInstant(ZoneOffset.UTC)
+                                        .toEpochMilli()
+                                * 1000
+                        + 999);
         r.put("updated", "2024-02-29T12:00:00.654321Z");
         r.put("flags", ByteBuffer.wrap(new byte[] {(byte) 0xAA, 0x0A}));
         r.put("doc", "{\"k\":1}");
-        GenericRecord price = new GenericData.Record(ROW.getField("price").schema().getTypes().get(1));
+        GenericRecord price =
+                new GenericData.Record(ROW.getField("price").schema().getTypes().get(1));
         price.put("scale", 3);
         price.put("value", DebeziumAvro.decimal("123456"));
         r.put("price", price);
         return r;
     }
 
-    private static EnvelopeDecoder.Envelope decode(Schema writer, TableDescriptor table, GenericRecord envelope) throws Exception {
+    private static EnvelopeDecoder.Envelope decode(Schema writer, TableDescriptor table, GenericRecord envelope)
+            throws Exception {
         EnvelopeDecoder.Envelope out = new EnvelopeDecoder.Envelope();
-        new EnvelopeDecoder(writer, table).decode(DecoderFactory.get().binaryDecoder(DebeziumAvro.encode(envelope), null), out);
+        new EnvelopeDecoder(writer, table)
+                .decode(DecoderFactory.get().binaryDecoder(DebeziumAvro.encode(envelope), null), out);
         return out;
     }
 
     @Test
     void derivesTheTableFromTheEnvelopeAndKeySchemas() {
-        assertThat(TABLE.toRowType().asSummaryString()).isEqualTo(
-                "ROW<`id` BIGINT NOT NULL, `tiny` TINYINT, `small` SMALLINT, `name` STRING, `amount` DECIMAL(10, 2), `day` DATE,"
-                        + " `tod` TIME(6), `created` TIMESTAMP(6), `updated` TIMESTAMP_LTZ(6), `flags` BINARY(2), `doc` STRING,"
+        assertThat(TABLE.toRowType().asSummaryString())
+                .isEqualTo("ROW<`id` BIGINT NOT NULL, `tiny` TINYINT, `small` SMALLINT, `name` STRING,"
+                        + " `amount` DECIMAL(10, 2), `day` DATE,"
+                        + " `tod` TIME(6), `created` TIMESTAMP(6), `updated` TIMESTAMP_LTZ(6)," + " `flags`"
+                        + " BINARY(2), `doc` STRING,"
                         + " `price` STRING> NOT NULL");
         assertThat(TABLE.primaryKey()).containsExactly("id");
         assertThat(TABLE.column("name").get().comment()).hasValue("who");
@@ -70,7 +84,8 @@ class EnvelopeDecoderTest {
 
     @Test
     void decodesEverySemanticTypeStraightIntoTheRow() throws Exception {
-        EnvelopeDecoder.Envelope e = decode(ENVELOPE, TABLE, DebeziumAvro.envelope(ENVELOPE, "u", row(1), row(1), 1_700_000_000_000L));
+        EnvelopeDecoder.Envelope e =
+                decode(ENVELOPE, TABLE, DebeziumAvro.envelope(ENVELOPE, "u", row(1), row(1), 1_700_000_000_000L));
         assertThat(e.op).isEqualTo('u');
         assertThat(e.sourceTimestamp).isEqualTo(1_700_000_000_000L);
         GenericRowData r = e.after;
@@ -81,8 +96,10 @@ class EnvelopeDecoderTest {
         assertThat(r.getDecimal(4, 10, 2)).isEqualTo(DecimalData.fromBigDecimal(new BigDecimal("-12.50"), 10, 2));
         assertThat(r.getInt(5)).isEqualTo((int) LocalDate.of(2024, 2, 29).toEpochDay());
         assertThat(r.getInt(6)).isEqualTo(45_296_789);
-        assertThat(r.getTimestamp(7, 6)).isEqualTo(TimestampData.fromLocalDateTime(LocalDateTime.of(1969, 12, 31, 23, 59, 59, 999_999_000)));
-        assertThat(r.getTimestamp(8, 6)).isEqualTo(TimestampData.fromInstant(Instant.parse("2024-02-29T12:00:00.654321Z")));
+        assertThat(r.getTimestamp(7, 6))
+                .isEqualTo(TimestampData.fromLocalDateTime(LocalDateTime.of(1969, 12, 31, 23, 59, 59, 999_999_000)));
+        assertThat(r.getTimestamp(8, 6))
+                .isEqualTo(TimestampData.fromInstant(Instant.parse("2024-02-29T12:00:00.654321Z")));
         assertThat(r.getBinary(9)).containsExactly(0x0A, 0xAA);
         assertThat(r.getString(10)).isEqualTo(StringData.fromString("{\"k\":1}"));
         assertThat(r.getString(11)).isEqualTo(StringData.fromString("123.456"));
@@ -103,7 +120,8 @@ class EnvelopeDecoderTest {
 
     @Test
     void aWriterSchemaWithAnAddedColumnIsReadAgainstTheTablesSchema() throws Exception {
-        Schema newer = DebeziumAvro.envelope(DebeziumAvro.ROW_FIELDS.replace("{\"name\":\"tiny\"",
+        Schema newer = DebeziumAvro.envelope(DebeziumAvro.ROW_FIELDS.replace(
+                "{\"name\":\"tiny\"",
                 "{\"name\":\"added\",\"type\":[\"null\",\"string\"],\"default\":null},{\"name\":\"tiny\""));
         GenericRecord r = new GenericData.Record(DebeziumAvro.rowSchema(newer));
         r.put("id", 3L);
@@ -118,12 +136,17 @@ class EnvelopeDecoderTest {
 
     @Test
     void aWriterSchemaWithoutANotNullColumnOrWithAnotherTypeIsRefused() {
-        TableDescriptor strict = TABLE.toBuilder().column("required_extra", DataTypes.INT().notNull()).build();
+        TableDescriptor strict = TABLE.toBuilder()
+                .column("required_extra", DataTypes.INT().notNull())
+                .build();
         assertThatThrownBy(() -> new EnvelopeDecoder(ENVELOPE, strict))
                 .hasMessageContaining("lacks the NOT NULL column 'required_extra'");
         TableDescriptor other = TABLE.toBuilder().columns(TABLE.columns()).build();
         TableDescriptor retyped = TableDescriptor.builder(other.tableId())
-                .column("id", DataTypes.BIGINT()).column("name", DataTypes.INT()).primaryKey("id").build();
+                .column("id", DataTypes.BIGINT())
+                .column("name", DataTypes.INT())
+                .primaryKey("id")
+                .build();
         assertThatThrownBy(() -> new EnvelopeDecoder(ENVELOPE, retyped))
                 .hasMessageContaining("column 'name': a STRING value cannot be read as INT");
     }
@@ -139,7 +162,8 @@ class EnvelopeDecoderTest {
 
     @Test
     void refusesNonEnvelopes() {
-        Schema plain = new Schema.Parser().parse("{\"type\":\"record\",\"name\":\"R\",\"fields\":[{\"name\":\"id\",\"type\":\"long\"}]}");
+        Schema plain = new Schema.Parser()
+                .parse("{\"type\":\"record\",\"name\":\"R\",\"fields\":[{\"name\":\"id\",\"type\":\"long\"}]}");
         assertThatThrownBy(() -> new EnvelopeDecoder(plain, TABLE)).hasMessageContaining("is no Debezium envelope");
     }
 }

@@ -12,7 +12,10 @@ final class Causes {
     static String chain(Throwable e) {
         StringBuilder sb = new StringBuilder();
         for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
-            sb.append(t.getClass().getName()).append(": ").append(t.getMessage()).append(' ');
+            sb.append(t.getClass().getName())
+                    .append(": ")
+                    .append(t.getMessage())
+                    .append(' ');
         }
         return sb.toString();
     }

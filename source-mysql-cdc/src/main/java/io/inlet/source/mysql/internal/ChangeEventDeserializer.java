@@ -6,9 +6,9 @@ import io.inlet.core.event.ChangeEvent;
 import io.inlet.core.event.ChangeEventTypeInfo;
 import io.inlet.core.event.RowKeys;
 import io.inlet.core.event.SourcePosition;
-import io.inlet.core.source.SchemaDifference;
 import io.inlet.core.source.BadRecordAction;
 import io.inlet.core.source.SchemaChangeBehavior;
+import io.inlet.core.source.SchemaDifference;
 import io.inlet.core.source.TimePrecisionMode;
 import io.inlet.core.table.Column;
 import io.inlet.core.table.TableDescriptor;
@@ -28,7 +28,6 @@ import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.source.SourceRecord;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -83,7 +82,9 @@ public final class ChangeEventDeserializer implements DebeziumDeserializationSch
     public static final class Settings implements Serializable {
         private static final long serialVersionUID = 1L;
 
-        @Nullable final String excludeColumns;
+        @Nullable
+        final String excludeColumns;
+
         final String snapshotFile;
         final long snapshotPosition;
         final SchemaChangeBehavior schemaChanges;
@@ -155,7 +156,8 @@ public final class ChangeEventDeserializer implements DebeziumDeserializationSch
         if (byId == null) {
             init();
         }
-        if (record.keySchema() != null && SCHEMA_CHANGE_KEY.equals(record.keySchema().name())) {
+        if (record.keySchema() != null
+                && SCHEMA_CHANGE_KEY.equals(record.keySchema().name())) {
             schemaChange(record, out);
             return;
         }
@@ -235,7 +237,8 @@ public final class ChangeEventDeserializer implements DebeziumDeserializationSch
         return position.kind() != SourcePosition.Kind.BINLOG || position.order() >= schemaOrder;
     }
 
-    private GenericRowData convert(TableDescriptor table, RowKind kind, @Nullable Struct row, SourcePosition position) throws BadValue {
+    private GenericRowData convert(TableDescriptor table, RowKind kind, @Nullable Struct row, SourcePosition position)
+            throws BadValue {
         if (row == null) {
             throw new InletStopException("A " + kind.shortString() + " change of " + table.tableId() + " at " + position
                     + " has no row image. Set binlog_row_image=FULL on the server, then restart the job.");
@@ -252,10 +255,13 @@ public final class ChangeEventDeserializer implements DebeziumDeserializationSch
             return c.convert(row, kind);
         } catch (BadValue e) {
             if (!c.differences.isEmpty() && !current(position)) {
-                throw new BadValue(e.getMessage() + " (the row is from before the pipeline read the table's schema, binlog "
-                        + position + " < " + settings.snapshotFile + ":" + settings.snapshotPosition + ", when the table had"
-                        + " another shape: a NOT NULL column added since cannot be filled for it; start the job without its"
-                        + " state, for a new snapshot, or add such columns as NULL)");
+                throw new BadValue(
+                        e.getMessage() + " (the row is from before the pipeline read the table's schema, binlog "
+                                + position + " < " + settings.snapshotFile + ":" + settings.snapshotPosition
+                                + ", when the table had"
+                                + " another shape: a NOT NULL column added since cannot be filled for it;" + " start"
+                                + " the job without its"
+                                + " state, for a new snapshot, or add such columns as NULL)");
             }
             throw e;
         }
@@ -266,9 +272,14 @@ public final class ChangeEventDeserializer implements DebeziumDeserializationSch
         if (!current(position)) {
             if (!c.reportedOlder) {
                 c.reportedOlder = true;
-                LOG.info("Rows of {} from before the pipeline read its schema (binlog {} < {}:{}) have an older shape ({});"
-                                + " they are read by column name, columns they lack as NULL.",
-                        table.tableId(), position, settings.snapshotFile, settings.snapshotPosition, c.differences);
+                LOG.info(
+                        "Rows of {} from before the pipeline read its schema (binlog {} < {}:{}) have an"
+                                + " older shape ({});" + " they are read by column name, columns they lack as NULL.",
+                        table.tableId(),
+                        position,
+                        settings.snapshotFile,
+                        settings.snapshotPosition,
+                        c.differences);
             }
             return;
         }
@@ -279,8 +290,11 @@ public final class ChangeEventDeserializer implements DebeziumDeserializationSch
         }
         if (!c.reportedIgnored) {
             c.reportedIgnored = true;
-            LOG.warn("Table {} has columns the pipeline does not capture ({}); 'schema-change.behavior' = 'ignore-added-columns'"
-                    + " leaves them out.", table.tableId(), c.differences);
+            LOG.warn(
+                    "Table {} has columns the pipeline does not capture ({});"
+                            + " 'schema-change.behavior' = 'ignore-added-columns'" + " leaves them out.",
+                    table.tableId(),
+                    c.differences);
         }
     }
 
@@ -301,8 +315,10 @@ public final class ChangeEventDeserializer implements DebeziumDeserializationSch
         try {
             history = DocumentReader.defaultReader().read(value.getString("historyRecord"));
         } catch (IOException e) {
-            throw new InletStopException("Cannot read the schema change at " + position + " (" + e.getMessage()
-                    + "); the job stops rather than guess. " + WHAT_TO_DO, e);
+            throw new InletStopException(
+                    "Cannot read the schema change at " + position + " (" + e.getMessage()
+                            + "); the job stops rather than guess. " + WHAT_TO_DO,
+                    e);
         }
         String ddl = history.getString("ddl");
         Array changes = history.getArray("tableChanges");
@@ -323,27 +339,33 @@ public final class ChangeEventDeserializer implements DebeziumDeserializationSch
             String type = change.getString("type");
             String where = " (" + (ddl == null ? type : ddl.trim()) + ", at binlog " + position + ")";
             if ("DROP".equalsIgnoreCase(type)) {
-                throw new InletStopException("Table " + table.tableId() + " changed in the source: it was dropped" + where + "."
-                        + WHAT_TO_DO);
+                throw new InletStopException("Table " + table.tableId() + " changed in the source: it was dropped"
+                        + where + "." + WHAT_TO_DO);
             }
             Document after = change.getDocument("table");
             if (after == null) {
                 continue;
             }
-            List<SchemaDifference> differences = SchemaChanges.compare(
-                    table, after, ddl, excluded, settings.tinyInt1IsBoolean, settings.timeMode);
+            List<SchemaDifference> differences =
+                    SchemaChanges.compare(table, after, ddl, excluded, settings.tinyInt1IsBoolean, settings.timeMode);
             if (differences.isEmpty()) {
                 continue;
             }
             List<SchemaDifference> blocking = SchemaDifference.blocking(differences, settings.schemaChanges);
             if (!blocking.isEmpty()) {
                 throw new InletStopException("Table " + table.tableId() + " changed in the source: "
-                        + blocking.stream().map(Object::toString).collect(Collectors.joining(", ")) + where + "." + WHAT_TO_DO);
+                        + blocking.stream().map(Object::toString).collect(Collectors.joining(", ")) + where + "."
+                        + WHAT_TO_DO);
             }
-            LOG.warn("Table {} changed in the source: {}{}. 'schema-change.behavior' = 'ignore-added-columns': the added"
-                    + " columns are left out.", table.tableId(), differences, where);
-            out.collect(SideChannel.event(SideChannel.SCHEMA_CHANGE_IGNORED, DeadLetterJson.notice(table.tableId(), position,
-                    differences.toString())));
+            LOG.warn(
+                    "Table {} changed in the source: {}{}. 'schema-change.behavior' = 'ignore-added-columns': the added"
+                            + " columns are left out.",
+                    table.tableId(),
+                    differences,
+                    where);
+            out.collect(SideChannel.event(
+                    SideChannel.SCHEMA_CHANGE_IGNORED,
+                    DeadLetterJson.notice(table.tableId(), position, differences.toString())));
         }
     }
 
@@ -354,17 +376,28 @@ public final class ChangeEventDeserializer implements DebeziumDeserializationSch
         return id == null || id.catalog() == null ? null : TableId.of(id.catalog(), id.table());
     }
 
-    private void badRecord(Collector<ChangeEvent> out, TableDescriptor table, Envelope.Operation op, SourcePosition position,
-            String reason, @Nullable Struct before, @Nullable Struct after) {
-        String where = position.kind() == SourcePosition.Kind.SNAPSHOT ? "the snapshot (" + position + ")" : "binlog " + position;
+    private void badRecord(
+            Collector<ChangeEvent> out,
+            TableDescriptor table,
+            Envelope.Operation op,
+            SourcePosition position,
+            String reason,
+            @Nullable Struct before,
+            @Nullable Struct after) {
+        String where = position.kind() == SourcePosition.Kind.SNAPSHOT
+                ? "the snapshot (" + position + ")"
+                : "binlog " + position;
         if (settings.badRecords == BadRecordAction.FAIL) {
             throw new InletStopException("Cannot read a change of " + table.tableId() + " at " + where + ": " + reason
-                    + ". The record fails the same way on every restart, so the job stops. Fix the data, choose a mapping"
-                    + " that holds it ('time.precision.mode' for TIME columns), leave the column out with 'exclude-columns',"
+                    + ". The record fails the same way on every restart, so the job stops. Fix the"
+                    + " data, choose a mapping"
+                    + " that holds it ('time.precision.mode' for TIME columns), leave the column out"
+                    + " with 'exclude-columns',"
                     + " or set 'bad-record.action' = 'dead-letter' and 'dead-letter.path' to set such records aside.");
         }
         String kind = op == Envelope.Operation.DELETE ? "-D" : op == Envelope.Operation.UPDATE ? "+U" : "+I";
-        out.collect(SideChannel.event(SideChannel.DEAD_LETTER,
+        out.collect(SideChannel.event(
+                SideChannel.DEAD_LETTER,
                 DeadLetterJson.of(table.tableId(), kind, position, reason, raw(before), raw(after))));
     }
 
@@ -384,7 +417,8 @@ public final class ChangeEventDeserializer implements DebeziumDeserializationSch
                 byte[] bytes = new byte[b.remaining()];
                 b.get(bytes);
                 v = Base64.getEncoder().encodeToString(bytes);
-            } else if (v != null && "io.debezium.time.MicroTime".equals(f.schema().name())) {
+            } else if (v != null
+                    && "io.debezium.time.MicroTime".equals(f.schema().name())) {
                 v = TimePrecisionMode.format(((Number) v).longValue(), 6);
             }
             m.put(f.name(), v == null ? null : v.toString());
@@ -408,9 +442,11 @@ public final class ChangeEventDeserializer implements DebeziumDeserializationSch
         private final DebeziumFieldConverters.FieldConverter[] converters;
         /** How the rows of this schema differ from the table's, and which of those stop the job. */
         final List<SchemaDifference> differences = new ArrayList<>();
+
         final List<SchemaDifference> blocking;
         /** Said once per schema in the log. */
         boolean reportedOlder;
+
         boolean reportedIgnored;
 
         StructConverter(TableDescriptor table, Schema schema, @Nullable Pattern excluded, Settings settings) {
@@ -428,11 +464,15 @@ public final class ChangeEventDeserializer implements DebeziumDeserializationSch
                 }
                 fields[i] = f;
                 Integer digits = settings.timePrecisions.get(prefix + col.name());
-                converters[i] = DebeziumFieldConverters.create(col.type().getLogicalType(), f.schema(), digits == null ? 6 : digits);
+                converters[i] = DebeziumFieldConverters.create(
+                        col.type().getLogicalType(), f.schema(), digits == null ? 6 : digits);
             }
             for (Field f : schema.fields()) {
-                if (table.indexOf(f.name()) < 0 && (excluded == null || !excluded.matcher(prefix + f.name()).matches())) {
-                    differences.add(SchemaDifference.added(f.name(), null, f.schema().isOptional()));
+                if (table.indexOf(f.name()) < 0
+                        && (excluded == null
+                                || !excluded.matcher(prefix + f.name()).matches())) {
+                    differences.add(
+                            SchemaDifference.added(f.name(), null, f.schema().isOptional()));
                 }
             }
             blocking = SchemaDifference.blocking(differences, settings.schemaChanges);
@@ -443,7 +483,8 @@ public final class ChangeEventDeserializer implements DebeziumDeserializationSch
             for (int i = 0; i < fields.length; i++) {
                 if (fields[i] == null) {
                     if (!table.columns().get(i).isNullable()) {
-                        throw new BadValue("the NOT NULL column '" + table.columns().get(i).name() + "' is missing from the row");
+                        throw new BadValue(
+                                "the NOT NULL column '" + table.columns().get(i).name() + "' is missing from the row");
                     }
                     continue;
                 }
@@ -457,7 +498,8 @@ public final class ChangeEventDeserializer implements DebeziumDeserializationSch
                 try {
                     row.setField(i, converters[i].convert(v));
                 } catch (RuntimeException e) {
-                    throw new BadValue("column '" + fields[i].name() + "' (" + table.columns().get(i).type() + "): " + e.getMessage());
+                    throw new BadValue("column '" + fields[i].name() + "' ("
+                            + table.columns().get(i).type() + "): " + e.getMessage());
                 }
             }
             return row;

@@ -25,8 +25,13 @@ final class DeadLetterJson {
 
     private DeadLetterJson() {}
 
-    static String of(TableId table, String kind, SourcePosition position, String reason,
-            @Nullable Map<String, String> before, @Nullable Map<String, String> after) {
+    static String of(
+            TableId table,
+            String kind,
+            SourcePosition position,
+            String reason,
+            @Nullable Map<String, String> before,
+            @Nullable Map<String, String> after) {
         Document d = Document.create();
         d.setString("table", table.identifier());
         d.setString("kind", kind);

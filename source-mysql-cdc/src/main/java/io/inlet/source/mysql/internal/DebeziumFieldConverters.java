@@ -46,8 +46,8 @@ final class DebeziumFieldConverters {
         if (isTime(semantic) && type.getTypeRoot() == LogicalTypeRoot.BIGINT) {
             return v -> timeMicros(semantic, v); // time.precision.mode = microseconds: every value, with its sign
         }
-        if (isTime(semantic) && (type.getTypeRoot() == LogicalTypeRoot.VARCHAR
-                || type.getTypeRoot() == LogicalTypeRoot.CHAR)) {
+        if (isTime(semantic)
+                && (type.getTypeRoot() == LogicalTypeRoot.VARCHAR || type.getTypeRoot() == LogicalTypeRoot.CHAR)) {
             return v -> StringData.fromString(TimePrecisionMode.format(timeMicros(semantic, v), timeDigits));
         }
         switch (type.getTypeRoot()) {
@@ -60,14 +60,17 @@ final class DebeziumFieldConverters {
                     if (n != 0 && n != 1) {
                         throw new IllegalArgumentException(
                                 "the value " + n + " is neither 0 nor 1, so it is no BOOLEAN. Set"
-                                        + " 'treat-tinyint1-as-boolean.enabled' = 'false' to read TINYINT(1) columns as TINYINT.");
+                                        + " 'treat-tinyint1-as-boolean.enabled' = 'false' to read"
+                                        + " TINYINT(1) columns as" + " TINYINT.");
                     }
                     return n == 1;
                 };
             case TINYINT:
                 return v -> (byte) fit(v, Byte.MIN_VALUE, Byte.MAX_VALUE, type);
             case SMALLINT:
-                return v -> v instanceof Boolean ? (short) ((Boolean) v ? 1 : 0) : (short) fit(v, Short.MIN_VALUE, Short.MAX_VALUE, type);
+                return v -> v instanceof Boolean
+                        ? (short) ((Boolean) v ? 1 : 0)
+                        : (short) fit(v, Short.MIN_VALUE, Short.MAX_VALUE, type);
             case INTEGER:
                 return v -> (int) fit(v, Integer.MIN_VALUE, Integer.MAX_VALUE, type);
             case BIGINT:
@@ -77,7 +80,8 @@ final class DebeziumFieldConverters {
                         try {
                             return d.longValueExact();
                         } catch (ArithmeticException e) {
-                            throw new IllegalArgumentException("the value " + d.toPlainString() + " does not fit BIGINT");
+                            throw new IllegalArgumentException(
+                                    "the value " + d.toPlainString() + " does not fit BIGINT");
                         }
                     }
                     return ((Number) v).longValue();
@@ -92,20 +96,20 @@ final class DebeziumFieldConverters {
                 };
             case DOUBLE:
                 return v -> ((Number) v).doubleValue();
-            case DECIMAL:
-                {
-                    DecimalType d = (DecimalType) type;
-                    int p = d.getPrecision();
-                    int s = d.getScale();
-                    return v -> {
-                        BigDecimal bd = toBigDecimal(v);
-                        DecimalData data = DecimalData.fromBigDecimal(bd, p, s);
-                        if (data == null) {
-                            throw new IllegalArgumentException("the value " + bd.toPlainString() + " does not fit DECIMAL(" + p + ", " + s + ").");
-                        }
-                        return data;
-                    };
-                }
+            case DECIMAL: {
+                DecimalType d = (DecimalType) type;
+                int p = d.getPrecision();
+                int s = d.getScale();
+                return v -> {
+                    BigDecimal bd = toBigDecimal(v);
+                    DecimalData data = DecimalData.fromBigDecimal(bd, p, s);
+                    if (data == null) {
+                        throw new IllegalArgumentException(
+                                "the value " + bd.toPlainString() + " does not fit DECIMAL(" + p + ", " + s + ").");
+                    }
+                    return data;
+                };
+            }
             case CHAR:
             case VARCHAR:
                 if (schema.type() == Schema.Type.BYTES || "org.apache.kafka.connect.data.Decimal".equals(semantic)) {
@@ -126,15 +130,17 @@ final class DebeziumFieldConverters {
                 return v -> {
                     long micros = timeMicros(semantic, v);
                     if (micros < 0 || micros >= MICROS_PER_DAY) {
-                        throw new IllegalArgumentException(
-                                "the TIME value " + formatMicros(micros) + " lies outside one day, which Flink's TIME cannot"
-                                        + " hold. Set 'time.precision.mode' = 'microseconds' (or 'string') to keep every TIME value");
+                        throw new IllegalArgumentException("the TIME value " + formatMicros(micros)
+                                + " lies outside one day, which Flink's TIME cannot"
+                                + " hold. Set 'time.precision.mode' = 'microseconds' (or 'string')" + " to keep every"
+                                + " TIME value");
                     }
                     if (micros % 1000 != 0) {
-                        throw new IllegalArgumentException(
-                                "the TIME value " + formatMicros(micros) + " has digits below the millisecond, which Flink"
-                                        + " 1.17's TIME cannot hold. Set 'time.precision.mode' = 'microseconds' (or 'string') to"
-                                        + " keep every TIME value");
+                        throw new IllegalArgumentException("the TIME value " + formatMicros(micros)
+                                + " has digits below the millisecond, which Flink"
+                                + " 1.17's TIME cannot hold. Set 'time.precision.mode' = 'microseconds' (or"
+                                + " 'string') to"
+                                + " keep every TIME value");
                     }
                     return (int) (micros / 1000);
                 };
@@ -159,7 +165,8 @@ final class DebeziumFieldConverters {
                 return v -> {
                     if (v instanceof String) {
                         // io.debezium.time.ZonedTimestamp: ISO-8601 with an offset, already in UTC.
-                        return TimestampData.fromInstant(OffsetDateTime.parse((String) v).toInstant());
+                        return TimestampData.fromInstant(
+                                OffsetDateTime.parse((String) v).toInstant());
                     }
                     return TimestampData.fromInstant(Instant.ofEpochMilli(((Number) v).longValue()));
                 };
@@ -169,7 +176,8 @@ final class DebeziumFieldConverters {
     }
 
     private static boolean isTime(String semantic) {
-        return "io.debezium.time.MicroTime".equals(semantic) || "io.debezium.time.Time".equals(semantic)
+        return "io.debezium.time.MicroTime".equals(semantic)
+                || "io.debezium.time.Time".equals(semantic)
                 || "io.debezium.time.NanoTime".equals(semantic);
     }
 
@@ -193,7 +201,8 @@ final class DebeziumFieldConverters {
             try {
                 n = d.longValueExact();
             } catch (ArithmeticException e) {
-                throw new IllegalArgumentException("the value " + d.toPlainString() + " does not fit " + type.asSummaryString());
+                throw new IllegalArgumentException(
+                        "the value " + d.toPlainString() + " does not fit " + type.asSummaryString());
             }
         } else {
             n = ((Number) v).longValue();
@@ -217,7 +226,8 @@ final class DebeziumFieldConverters {
         if (v instanceof Number) {
             return new BigDecimal(BigInteger.valueOf(((Number) v).longValue()));
         }
-        throw new IllegalArgumentException("the value " + v + " (" + v.getClass().getName() + ") is no decimal.");
+        throw new IllegalArgumentException(
+                "the value " + v + " (" + v.getClass().getName() + ") is no decimal.");
     }
 
     private static byte[] bytes(Object v) {
@@ -233,7 +243,8 @@ final class DebeziumFieldConverters {
         if (v instanceof String) {
             return Base64.getDecoder().decode((String) v); // binary.handling.mode=base64
         }
-        throw new IllegalArgumentException("the value " + v + " (" + v.getClass().getName() + ") is no byte string.");
+        throw new IllegalArgumentException(
+                "the value " + v + " (" + v.getClass().getName() + ") is no byte string.");
     }
 
     /**
@@ -243,7 +254,8 @@ final class DebeziumFieldConverters {
     static byte[] bitsToBigEndian(byte[] littleEndian, int length) {
         int n = length > 0 ? length : littleEndian.length;
         if (littleEndian.length > n) {
-            throw new IllegalArgumentException("the BIT value has " + littleEndian.length + " bytes, more than " + n + ".");
+            throw new IllegalArgumentException(
+                    "the BIT value has " + littleEndian.length + " bytes, more than " + n + ".");
         }
         byte[] out = new byte[n];
         for (int i = 0; i < littleEndian.length; i++) {

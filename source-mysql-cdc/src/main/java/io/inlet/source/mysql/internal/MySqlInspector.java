@@ -9,7 +9,6 @@ import io.inlet.core.table.TableId;
 import io.inlet.source.mysql.SslMode;
 
 import org.apache.flink.table.types.DataType;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,11 +56,16 @@ public final class MySqlInspector {
         public final ZoneId serverZone;
         /** The binlog file and position when the schemas were read: they describe the tables from here on. */
         public final String binlogFile;
+
         public final long binlogPosition;
         /** The fractional digits of each TIME column, by {@code database.table.column}. */
         public final Map<String, Integer> timePrecisions;
 
-        Result(List<TableDescriptor> tables, ZoneId serverZone, String binlogFile, long binlogPosition,
+        Result(
+                List<TableDescriptor> tables,
+                ZoneId serverZone,
+                String binlogFile,
+                long binlogPosition,
                 Map<String, Integer> timePrecisions) {
             this.tables = tables;
             this.serverZone = serverZone;
@@ -80,8 +84,14 @@ public final class MySqlInspector {
     private final SslMode sslMode;
 
     /** @param jdbcProperties with TLS set as the source's 'ssl.mode' says (for the messages) */
-    public MySqlInspector(String hostname, int port, String username, String password, Properties jdbcProperties,
-            int connectTimeoutMillis, SslMode sslMode) {
+    public MySqlInspector(
+            String hostname,
+            int port,
+            String username,
+            String password,
+            Properties jdbcProperties,
+            int connectTimeoutMillis,
+            SslMode sslMode) {
         this.hostname = hostname;
         this.port = port;
         this.username = username;
@@ -116,29 +126,34 @@ public final class MySqlInspector {
         } catch (SQLException e) {
             String all = Causes.chain(e);
             boolean denied = e.getErrorCode() == 1045 || "28000".equals(e.getSQLState());
-            if (all.contains("insecure transport") || all.contains("require_secure_transport") || all.contains("SSL connection is required")
+            if (all.contains("insecure transport")
+                    || all.contains("require_secure_transport")
+                    || all.contains("SSL connection is required")
                     || (denied && !sslMode.encrypts() && requiresTls(url, p))) {
                 throw new InletValidationException(
                         where() + " requires encrypted connections (require_secure_transport), and 'ssl.mode' is '"
                                 + sslMode.key() + "' (" + firstLine(e) + ") Set 'ssl.mode' = 'required',"
                                 + " or 'verify-ca' with 'ssl.truststore' to check the server's certificate.");
             }
-            if (sslMode.encrypts() && (all.contains("SSL") || all.contains("TLS") || all.contains("certificate")
-                    || all.contains("PKIX") || all.contains("handshake"))) {
-                throw new InletValidationException(
-                        "Cannot open an encrypted connection to " + where() + " ('ssl.mode' = '" + sslMode.key()
-                                + "'): " + firstLine(e) + " (" + Causes.root(e) + ") Check that the server has TLS on, and that"
-                                + " 'ssl.truststore' holds the CA of its certificate"
-                                + (sslMode == SslMode.VERIFY_IDENTITY ? " and the certificate names '" + hostname + "'" : "") + ".");
+            if (sslMode.encrypts()
+                    && (all.contains("SSL")
+                            || all.contains("TLS")
+                            || all.contains("certificate")
+                            || all.contains("PKIX")
+                            || all.contains("handshake"))) {
+                throw new InletValidationException("Cannot open an encrypted connection to " + where()
+                        + " ('ssl.mode' = '" + sslMode.key()
+                        + "'): " + firstLine(e) + " (" + Causes.root(e) + ") Check that the server has TLS on, and that"
+                        + " 'ssl.truststore' holds the CA of its certificate"
+                        + (sslMode == SslMode.VERIFY_IDENTITY ? " and the certificate names '" + hostname + "'" : "")
+                        + ".");
             }
             if (e.getErrorCode() == 1045 || "28000".equals(e.getSQLState())) {
-                throw new InletValidationException(
-                        where() + " refused user '" + username + "': " + firstLine(e)
-                                + " Check 'username' and 'password'.");
+                throw new InletValidationException(where() + " refused user '" + username + "': " + firstLine(e)
+                        + " Check 'username' and 'password'.");
             }
-            throw new InletValidationException(
-                    "Cannot connect to " + where() + ": " + firstLine(e)
-                            + " Check 'hostname' and 'port', and that the server accepts connections from this machine.");
+            throw new InletValidationException("Cannot connect to " + where() + ": " + firstLine(e)
+                    + " Check 'hostname' and 'port', and that the server accepts connections from this machine.");
         }
     }
 
@@ -189,7 +204,14 @@ public final class MySqlInspector {
             ZoneId zone = checkZone(c, configuredZone, problems);
             Map<String, Integer> timePrecisions = new LinkedHashMap<>();
             List<TableDescriptor> tables = readTables(
-                    c, databaseRegex, tableRegex, excludeColumnsRegex, tinyInt1IsBoolean, timeMode, timePrecisions, problems);
+                    c,
+                    databaseRegex,
+                    tableRegex,
+                    excludeColumnsRegex,
+                    tinyInt1IsBoolean,
+                    timeMode,
+                    timePrecisions,
+                    problems);
             // Read after the schemas: rows from before this position may have an older shape; a row from
             // here on that has another shape is a schema change (made after the schemas were read).
             SourcePosition binlog = binlogOn ? binlogPosition(c, problems) : null;
@@ -205,7 +227,8 @@ public final class MySqlInspector {
     /** The current binlog file and position, as {@code SHOW MASTER STATUS} gives them. */
     @Nullable
     private SourcePosition binlogPosition(Connection c, List<String> problems) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW MASTER STATUS")) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SHOW MASTER STATUS")) {
             if (rs.next()) {
                 return SourcePosition.binlog(rs.getString(1), rs.getLong(2), 0);
             }
@@ -223,37 +246,39 @@ public final class MySqlInspector {
     private boolean checkBinlog(Connection c, List<String> problems) throws SQLException {
         Map<String, String> vars = new LinkedHashMap<>();
         try (Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery(
-                        "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('log_bin', 'binlog_format', 'binlog_row_image')")) {
+                ResultSet rs =
+                        s.executeQuery("SHOW GLOBAL VARIABLES WHERE Variable_name IN ('log_bin', 'binlog_format',"
+                                + " 'binlog_row_image')")) {
             while (rs.next()) {
                 vars.put(rs.getString(1).toLowerCase(Locale.ROOT), rs.getString(2));
             }
         }
         if (!"ON".equalsIgnoreCase(vars.get("log_bin"))) {
-            problems.add(
-                    where() + " has its binary log off (log_bin = " + vars.get("log_bin") + "), so there are no changes to"
-                            + " read. Start the server with log_bin (and server_id) set, e.g. in my.cnf: log_bin=mysql-bin,"
-                            + " binlog_format=ROW, binlog_row_image=FULL.");
+            problems.add(where() + " has its binary log off (log_bin = " + vars.get("log_bin")
+                    + "), so there are no changes to"
+                    + " read. Start the server with log_bin (and server_id) set, e.g. in my.cnf: log_bin=mysql-bin,"
+                    + " binlog_format=ROW, binlog_row_image=FULL.");
             return false;
         }
         if (!"ROW".equalsIgnoreCase(vars.get("binlog_format"))) {
-            problems.add(
-                    where() + " writes its binlog as binlog_format = " + vars.get("binlog_format") + "; CDC needs ROW."
-                            + " Set binlog_format=ROW in my.cnf (or SET GLOBAL binlog_format = 'ROW' and reconnect clients).");
+            problems.add(where() + " writes its binlog as binlog_format = " + vars.get("binlog_format")
+                    + "; CDC needs ROW." + " Set binlog_format=ROW in my.cnf (or SET GLOBAL binlog_format = 'ROW' and"
+                    + " reconnect clients).");
         }
         String image = vars.get("binlog_row_image");
         if (image != null && !"FULL".equalsIgnoreCase(image)) {
-            problems.add(
-                    where() + " writes binlog_row_image = " + image + "; CDC needs FULL, or updates and deletes lose the"
-                            + " columns they did not change. Set binlog_row_image=FULL in my.cnf (or SET GLOBAL"
-                            + " binlog_row_image = 'FULL').");
+            problems.add(where() + " writes binlog_row_image = " + image
+                    + "; CDC needs FULL, or updates and deletes lose the"
+                    + " columns they did not change. Set binlog_row_image=FULL in my.cnf (or SET GLOBAL"
+                    + " binlog_row_image = 'FULL').");
         }
         return true;
     }
 
     private void checkPrivileges(Connection c, List<String> problems) throws SQLException {
         Set<String> global = new LinkedHashSet<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW GRANTS")) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SHOW GRANTS")) {
             while (rs.next()) {
                 String grant = rs.getString(1).toUpperCase(Locale.ROOT);
                 int on = grant.indexOf(" ON ");
@@ -276,20 +301,23 @@ public final class MySqlInspector {
         if (!(global.contains("REPLICATION SLAVE") || global.contains("REPLICATION REPLICA"))) {
             missing.add("REPLICATION SLAVE");
         }
-        boolean client = global.contains("REPLICATION CLIENT") || global.contains("BINLOG MONITOR") || global.contains("SUPER");
+        boolean client =
+                global.contains("REPLICATION CLIENT") || global.contains("BINLOG MONITOR") || global.contains("SUPER");
         if (!client) {
             missing.add(isMariaDb(c) ? "BINLOG MONITOR" : "REPLICATION CLIENT");
         }
         if (!missing.isEmpty()) {
-            problems.add(
-                    "User '" + username + "' lacks the privileges " + missing + " on *.* at " + where()
-                            + ", without which it cannot read the binlog. Grant them: GRANT SELECT, RELOAD, SHOW DATABASES, "
-                            + String.join(", ", missing) + " ON *.* TO '" + username + "'@'%';");
+            problems.add("User '" + username + "' lacks the privileges " + missing + " on *.* at " + where()
+                    + ", without which it cannot read the binlog. Grant them: GRANT SELECT, RELOAD, SHOW DATABASES, "
+                    + String.join(", ", missing) + " ON *.* TO '" + username + "'@'%';");
         }
     }
 
     private static boolean isMariaDb(Connection c) throws SQLException {
-        return c.getMetaData().getDatabaseProductVersion().toLowerCase(Locale.ROOT).contains("mariadb");
+        return c.getMetaData()
+                .getDatabaseProductVersion()
+                .toLowerCase(Locale.ROOT)
+                .contains("mariadb");
     }
 
     /** The zone that converts TIMESTAMP columns, agreed with the server's current offset. */
@@ -298,8 +326,8 @@ public final class MySqlInspector {
         String systemZone;
         int offsetSeconds;
         try (Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery(
-                        "SELECT @@session.time_zone, @@system_time_zone, TIMESTAMPDIFF(SECOND, UTC_TIMESTAMP(), NOW())")) {
+                ResultSet rs = s.executeQuery("SELECT @@session.time_zone, @@system_time_zone, TIMESTAMPDIFF(SECOND,"
+                        + " UTC_TIMESTAMP(), NOW())")) {
             rs.next();
             sessionZone = rs.getString(1);
             systemZone = rs.getString(2);
@@ -311,15 +339,18 @@ public final class MySqlInspector {
             try {
                 zone = ZoneId.of(configured);
             } catch (DateTimeException e) {
-                problems.add("'server-time-zone' = '" + configured + "' is not a time zone id; use e.g. 'UTC' or 'Europe/Berlin'.");
+                problems.add("'server-time-zone' = '" + configured
+                        + "' is not a time zone id; use e.g. 'UTC' or 'Europe/Berlin'.");
                 return ZoneOffset.UTC;
             }
             ZoneOffset configuredOffset = zone.getRules().getOffset(Instant.now());
             if (!configuredOffset.equals(serverOffset)) {
-                problems.add(
-                        "'server-time-zone' = '" + configured + "' (now " + configuredOffset + ") differs from the time zone of "
-                                + where() + " (" + sessionZone + ", now " + serverOffset + "): TIMESTAMP columns would be"
-                                + " shifted. Set 'server-time-zone' to the server's zone, or leave it unset to use the server's.");
+                problems.add("'server-time-zone' = '" + configured + "' (now " + configuredOffset
+                        + ") differs from the time zone of "
+                        + where() + " (" + sessionZone + ", now " + serverOffset
+                        + "): TIMESTAMP columns would be"
+                        + " shifted. Set 'server-time-zone' to the server's zone, or leave it" + " unset to use"
+                        + " the server's.");
             }
             return zone;
         }
@@ -338,7 +369,9 @@ public final class MySqlInspector {
             LOG.warn(
                     "The time zone of {} is '{}', which is no Java zone id; using its current offset {}. Set"
                             + " 'server-time-zone' to the zone's id if it observes daylight saving time.",
-                    where(), candidate, serverOffset);
+                    where(),
+                    candidate,
+                    serverOffset);
         }
         return zone;
     }
@@ -355,7 +388,8 @@ public final class MySqlInspector {
             throws SQLException {
         Pattern dbPattern = compile("database-name", databaseRegex, problems);
         Pattern tablePattern = compile("table-name", tableRegex, problems);
-        Pattern excludePattern = excludeColumnsRegex == null ? null : compile("exclude-columns", excludeColumnsRegex, problems);
+        Pattern excludePattern =
+                excludeColumnsRegex == null ? null : compile("exclude-columns", excludeColumnsRegex, problems);
         if (dbPattern == null || tablePattern == null || (excludeColumnsRegex != null && excludePattern == null)) {
             return List.of();
         }
@@ -363,8 +397,8 @@ public final class MySqlInspector {
         Set<String> databases = new TreeSet<>();
         Map<TableId, String> tableComments = new LinkedHashMap<>();
         try (Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery(
-                        "SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_COMMENT FROM information_schema.TABLES"
+                ResultSet rs =
+                        s.executeQuery("SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_COMMENT FROM information_schema.TABLES"
                                 + " WHERE TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_SCHEMA, TABLE_NAME")) {
             while (rs.next()) {
                 String db = rs.getString(1);
@@ -372,25 +406,28 @@ public final class MySqlInspector {
                     continue;
                 }
                 databases.add(db);
-                if (dbPattern.matcher(db).matches() && tablePattern.matcher(rs.getString(2)).matches()) {
+                if (dbPattern.matcher(db).matches()
+                        && tablePattern.matcher(rs.getString(2)).matches()) {
                     tableComments.put(TableId.of(db, rs.getString(2)), rs.getString(3));
                 }
             }
         }
         if (tableComments.isEmpty()) {
-            List<String> dbs = databases.stream().filter(d -> dbPattern.matcher(d).matches()).collect(Collectors.toList());
+            List<String> dbs = databases.stream()
+                    .filter(d -> dbPattern.matcher(d).matches())
+                    .collect(Collectors.toList());
             String tablesThere = dbs.isEmpty() ? "" : "; tables in " + dbs + ": " + tablesIn(c, dbs);
-            problems.add(
-                    "No table of " + where() + " matches 'database-name' = '" + databaseRegex + "' and 'table-name' = '"
-                            + tableRegex + "' (both must match whole names). Databases the user '" + username + "' can see: "
-                            + databases + tablesThere + ". Fix the patterns, or grant SELECT on the tables.");
+            problems.add("No table of " + where() + " matches 'database-name' = '" + databaseRegex
+                    + "' and 'table-name' = '"
+                    + tableRegex + "' (both must match whole names). Databases the user '" + username + "' can see: "
+                    + databases + tablesThere + ". Fix the patterns, or grant SELECT on the tables.");
             return List.of();
         }
 
         List<TableDescriptor> out = new ArrayList<>();
         for (Map.Entry<TableId, String> t : tableComments.entrySet()) {
-            TableDescriptor d = readTable(c, t.getKey(), t.getValue(), excludePattern, tinyInt1IsBoolean, timeMode, timePrecisions,
-                    problems);
+            TableDescriptor d = readTable(
+                    c, t.getKey(), t.getValue(), excludePattern, tinyInt1IsBoolean, timeMode, timePrecisions, problems);
             if (d != null) {
                 out.add(d);
             }
@@ -400,8 +437,9 @@ public final class MySqlInspector {
 
     private String tablesIn(Connection c, List<String> dbs) throws SQLException {
         List<String> names = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE' ORDER BY 1, 2")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_TYPE"
+                        + " = 'BASE TABLE' ORDER BY 1, 2")) {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next() && names.size() < 50) {
                     if (dbs.contains(rs.getString(1))) {
@@ -426,8 +464,9 @@ public final class MySqlInspector {
             throws SQLException {
         TableDescriptor.Builder b = TableDescriptor.builder(id).comment(comment);
         List<String> kept = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, CHARACTER_MAXIMUM_LENGTH, NUMERIC_PRECISION, NUMERIC_SCALE,"
+        try (PreparedStatement ps =
+                c.prepareStatement("SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, CHARACTER_MAXIMUM_LENGTH,"
+                        + " NUMERIC_PRECISION, NUMERIC_SCALE,"
                         + " DATETIME_PRECISION, IS_NULLABLE, COLUMN_COMMENT FROM information_schema.COLUMNS"
                         + " WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION")) {
             ps.setString(1, id.database());
@@ -435,21 +474,30 @@ public final class MySqlInspector {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     String name = rs.getString(1);
-                    if (exclude != null && exclude.matcher(id.database() + "." + id.table() + "." + name).matches()) {
+                    if (exclude != null
+                            && exclude.matcher(id.database() + "." + id.table() + "." + name)
+                                    .matches()) {
                         continue;
                     }
                     DataType type = MySqlTypes.toFlink(
-                            rs.getString(2), rs.getString(3), longOrNull(rs, 4), longOrNull(rs, 5), longOrNull(rs, 6),
-                            longOrNull(rs, 7), tinyInt1IsBoolean, timeMode);
+                            rs.getString(2),
+                            rs.getString(3),
+                            longOrNull(rs, 4),
+                            longOrNull(rs, 5),
+                            longOrNull(rs, 6),
+                            longOrNull(rs, 7),
+                            tinyInt1IsBoolean,
+                            timeMode);
                     if ("time".equalsIgnoreCase(rs.getString(2))) {
                         Long digits = longOrNull(rs, 7);
-                        timePrecisions.put(id.database() + "." + id.table() + "." + name, digits == null ? 0 : digits.intValue());
+                        timePrecisions.put(
+                                id.database() + "." + id.table() + "." + name, digits == null ? 0 : digits.intValue());
                     }
                     if (type == null) {
-                        problems.add(
-                                "Column " + id + "." + name + " has the type " + rs.getString(3) + ", which Inlet cannot map"
-                                        + " to a Flink type. Leave it out with 'exclude-columns' = '"
-                                        + Regexes.literal(id.database() + "." + id.table() + "." + name) + "'.");
+                        problems.add("Column " + id + "." + name + " has the type " + rs.getString(3)
+                                + ", which Inlet cannot map"
+                                + " to a Flink type. Leave it out with 'exclude-columns' = '"
+                                + Regexes.literal(id.database() + "." + id.table() + "." + name) + "'.");
                         continue;
                     }
                     if ("NO".equalsIgnoreCase(rs.getString(8))) {
@@ -473,9 +521,9 @@ public final class MySqlInspector {
             }
         }
         if (pk.isEmpty()) {
-            problems.add(
-                    "Table " + id + " has no primary key. Inlet reads snapshots in chunks of the key and applies changes"
-                            + " by it. Add a primary key, or leave the table out with 'table-name'.");
+            problems.add("Table " + id
+                    + " has no primary key. Inlet reads snapshots in chunks of the key and applies changes"
+                    + " by it. Add a primary key, or leave the table out with 'table-name'.");
             return null;
         }
         for (String k : pk) {
@@ -501,7 +549,8 @@ public final class MySqlInspector {
         try {
             return Pattern.compile(regex);
         } catch (java.util.regex.PatternSyntaxException e) {
-            problems.add("'" + option + "' = '" + regex + "' is not a valid regular expression: " + e.getDescription() + ".");
+            problems.add("'" + option + "' = '" + regex + "' is not a valid regular expression: " + e.getDescription()
+                    + ".");
             return null;
         }
     }

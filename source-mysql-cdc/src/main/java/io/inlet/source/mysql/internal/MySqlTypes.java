@@ -76,27 +76,29 @@ public final class MySqlTypes {
             case "decimal":
             case "numeric":
             case "dec":
-            case "fixed":
-                {
-                    int p = numericPrecision == null ? 10 : numericPrecision.intValue();
-                    int s = numericScale == null ? 0 : numericScale.intValue();
-                    return p <= DecimalType.MAX_PRECISION ? DataTypes.DECIMAL(p, s) : DataTypes.STRING();
-                }
+            case "fixed": {
+                int p = numericPrecision == null ? 10 : numericPrecision.intValue();
+                int s = numericScale == null ? 0 : numericScale.intValue();
+                return p <= DecimalType.MAX_PRECISION ? DataTypes.DECIMAL(p, s) : DataTypes.STRING();
+            }
             case "float":
                 return DataTypes.FLOAT();
             case "double":
             case "double precision":
             case "real":
                 return DataTypes.DOUBLE();
-            case "bit":
-                {
-                    int bits = numericPrecision == null ? 1 : numericPrecision.intValue();
-                    return bits <= 1 ? DataTypes.BOOLEAN() : DataTypes.BINARY((bits + 7) / 8);
-                }
+            case "bit": {
+                int bits = numericPrecision == null ? 1 : numericPrecision.intValue();
+                return bits <= 1 ? DataTypes.BOOLEAN() : DataTypes.BINARY((bits + 7) / 8);
+            }
             case "char":
-                return charLength == null || charLength < 1 ? DataTypes.STRING() : DataTypes.CHAR(charLength.intValue());
+                return charLength == null || charLength < 1
+                        ? DataTypes.STRING()
+                        : DataTypes.CHAR(charLength.intValue());
             case "varchar":
-                return charLength == null || charLength < 1 ? DataTypes.STRING() : DataTypes.VARCHAR(charLength.intValue());
+                return charLength == null || charLength < 1
+                        ? DataTypes.STRING()
+                        : DataTypes.VARCHAR(charLength.intValue());
             case "tinytext":
             case "text":
             case "mediumtext":
@@ -106,9 +108,13 @@ public final class MySqlTypes {
             case "json":
                 return DataTypes.STRING();
             case "binary":
-                return charLength == null || charLength < 1 ? DataTypes.BYTES() : DataTypes.BINARY(charLength.intValue());
+                return charLength == null || charLength < 1
+                        ? DataTypes.BYTES()
+                        : DataTypes.BINARY(charLength.intValue());
             case "varbinary":
-                return charLength == null || charLength < 1 ? DataTypes.BYTES() : DataTypes.VARBINARY(charLength.intValue());
+                return charLength == null || charLength < 1
+                        ? DataTypes.BYTES()
+                        : DataTypes.VARBINARY(charLength.intValue());
             case "tinyblob":
             case "blob":
             case "mediumblob":

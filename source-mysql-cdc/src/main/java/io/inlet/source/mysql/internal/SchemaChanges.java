@@ -31,10 +31,10 @@ import java.util.regex.Pattern;
 @Internal
 public final class SchemaChanges {
 
-    private static final Pattern RENAME = Pattern.compile(
-            "(?i)\\bRENAME\\s+COLUMN\\s+`?([^`\\s]+)`?\\s+TO\\s+`?([^`\\s,;]+)`?");
-    private static final Pattern CHANGE = Pattern.compile(
-            "(?i)\\bCHANGE\\s+(?:COLUMN\\s+)?`?([^`\\s]+)`?\\s+`?([^`\\s]+)`?\\s");
+    private static final Pattern RENAME =
+            Pattern.compile("(?i)\\bRENAME\\s+COLUMN\\s+`?([^`\\s]+)`?\\s+TO\\s+`?([^`\\s,;]+)`?");
+    private static final Pattern CHANGE =
+            Pattern.compile("(?i)\\bCHANGE\\s+(?:COLUMN\\s+)?`?([^`\\s]+)`?\\s+`?([^`\\s]+)`?\\s");
 
     private SchemaChanges() {}
 
@@ -45,8 +45,12 @@ public final class SchemaChanges {
      * @param ddl the statement, for telling renames from a drop and an add
      */
     public static List<SchemaDifference> compare(
-            TableDescriptor built, Document after, @Nullable String ddl, @Nullable Pattern excluded,
-            boolean tinyInt1IsBoolean, TimePrecisionMode timeMode) {
+            TableDescriptor built,
+            Document after,
+            @Nullable String ddl,
+            @Nullable Pattern excluded,
+            boolean tinyInt1IsBoolean,
+            TimePrecisionMode timeMode) {
         // By name, the column's type now; null for a type Inlet does not map (its rows fail on their own).
         Map<String, DataType> now = new LinkedHashMap<>();
         Array columns = after.getArray("columns");
@@ -88,14 +92,18 @@ public final class SchemaChanges {
         droppedNames.forEach(n -> out.add(SchemaDifference.dropped(n)));
         for (String n : addedNames) {
             DataType t = now.get(n);
-            out.add(SchemaDifference.added(n, t == null ? null : t.getLogicalType(), t == null || t.getLogicalType().isNullable()));
+            out.add(SchemaDifference.added(
+                    n,
+                    t == null ? null : t.getLogicalType(),
+                    t == null || t.getLogicalType().isNullable()));
         }
         for (Column c : built.columns()) {
             DataType t = now.get(c.name());
             if (t == null) {
                 continue; // dropped, or a type Inlet does not map
             }
-            SchemaDifference retyped = SchemaDifference.retyped(c.name(), c.type().getLogicalType(), t.getLogicalType());
+            SchemaDifference retyped =
+                    SchemaDifference.retyped(c.name(), c.type().getLogicalType(), t.getLogicalType());
             if (retyped != null) {
                 out.add(retyped);
             }
@@ -105,7 +113,8 @@ public final class SchemaChanges {
 
     private static boolean isExcluded(TableDescriptor t, String column, @Nullable Pattern excluded) {
         return excluded != null
-                && excluded.matcher(t.tableId().database() + "." + t.tableId().table() + "." + column).matches();
+                && excluded.matcher(t.tableId().database() + "." + t.tableId().table() + "." + column)
+                        .matches();
     }
 
     /** Renamed columns named by the statement, old name to new. */
@@ -167,8 +176,15 @@ public final class SchemaChanges {
             default:
                 break;
         }
-        DataType type = MySqlTypes.toFlink(base, columnType, charLength, precision, scale == null ? null : scale.longValue(),
-                datetime, tinyInt1IsBoolean, timeMode);
+        DataType type = MySqlTypes.toFlink(
+                base,
+                columnType,
+                charLength,
+                precision,
+                scale == null ? null : scale.longValue(),
+                datetime,
+                tinyInt1IsBoolean,
+                timeMode);
         if (type == null) {
             return null;
         }

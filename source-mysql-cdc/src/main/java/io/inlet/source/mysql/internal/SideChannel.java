@@ -34,7 +34,8 @@ import java.util.List;
 
 /**
  * What the deserializer and the reader report besides changes, on the same stream (it has no other
- * output): dead letters, schema changes left out by policy, and {@link SnapshotSignal}s. They travel as events of a table of
+ * output): dead letters, schema changes left out by policy, and {@link SnapshotSignal}s. They travel as events of a
+ * table of
  * Inlet's own that no pipeline captures, and {@link Splitter}, chained to the source, takes them
  * out: dead letters to their output, notices to the metrics {@code numBadRecords} and {@code
  * numSchemaChangesIgnored}, snapshot signals to theirs.
@@ -42,7 +43,9 @@ import java.util.List;
 @Internal
 public final class SideChannel {
 
-    /** The table id of side-channel events: never a captured table, and taken out before any transform sees the stream. */
+    /**
+     * The table id of side-channel events: never a captured table, and taken out before any transform sees the stream.
+     */
     public static final TableId TABLE_ID = TableId.of("__inlet__", "side_channel");
 
     /** Its rows: what the event is, and its JSON. */
@@ -65,7 +68,9 @@ public final class SideChannel {
     }
 
     static ChangeEvent event(String type, String json) {
-        return ChangeEvent.of(TABLE_ID, GenericRowData.ofKind(RowKind.INSERT, StringData.fromString(type), StringData.fromString(json)));
+        return ChangeEvent.of(
+                TABLE_ID,
+                GenericRowData.ofKind(RowKind.INSERT, StringData.fromString(type), StringData.fromString(json)));
     }
 
     static ChangeEvent snapshotSignal(SnapshotSignal signal) {
@@ -90,9 +95,16 @@ public final class SideChannel {
         FileSink<String> sink = FileSink.forRowFormat(new Path(directory), new SimpleStringEncoder<String>("UTF-8"))
                 .withBucketAssigner(new BasePathBucketAssigner<>())
                 .withRollingPolicy(OnCheckpointRollingPolicy.build())
-                .withOutputFileConfig(OutputFileConfig.builder().withPartPrefix("dead-letters").withPartSuffix(".jsonl").build())
+                .withOutputFileConfig(OutputFileConfig.builder()
+                        .withPartPrefix("dead-letters")
+                        .withPartSuffix(".jsonl")
+                        .build())
                 .build();
-        deadLetters.sinkTo(sink).name("Dead letters to " + directory).uid(uid).setParallelism(deadLetters.getParallelism());
+        deadLetters
+                .sinkTo(sink)
+                .name("Dead letters to " + directory)
+                .uid(uid)
+                .setParallelism(deadLetters.getParallelism());
     }
 
     /** Takes the side-channel events out of the source's stream. */
@@ -100,7 +112,9 @@ public final class SideChannel {
 
         private static final long serialVersionUID = 1L;
 
-        @Nullable private final OutputTag<String> deadLetters;
+        @Nullable
+        private final OutputTag<String> deadLetters;
+
         private final OutputTag<SnapshotSignal> snapshotSignals = snapshotSignalTag();
 
         private transient Counter badRecords;
@@ -133,7 +147,9 @@ public final class SideChannel {
             } else if (SCHEMA_CHANGE_IGNORED.equals(type)) {
                 schemaChangesIgnored.inc();
             } else if (SNAPSHOT_SIGNAL.equals(type)) {
-                ctx.output(snapshotSignals, SnapshotSignal.valueOf(event.row().getString(1).toString()));
+                ctx.output(
+                        snapshotSignals,
+                        SnapshotSignal.valueOf(event.row().getString(1).toString()));
             }
         }
     }

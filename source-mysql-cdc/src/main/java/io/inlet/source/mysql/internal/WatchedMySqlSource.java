@@ -19,7 +19,6 @@ import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
 import org.apache.flink.core.io.InputStatus;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,7 +59,8 @@ import java.util.regex.Pattern;
  * restored binlog phase sends nothing.
  */
 @Internal
-public final class WatchedMySqlSource implements Source<ChangeEvent, MySqlSplit, PendingSplitsState>, ResultTypeQueryable<ChangeEvent> {
+public final class WatchedMySqlSource
+        implements Source<ChangeEvent, MySqlSplit, PendingSplitsState>, ResultTypeQueryable<ChangeEvent> {
 
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(WatchedMySqlSource.class);
@@ -90,7 +90,8 @@ public final class WatchedMySqlSource implements Source<ChangeEvent, MySqlSplit,
     }
 
     @Override
-    public SplitEnumerator<MySqlSplit, PendingSplitsState> createEnumerator(SplitEnumeratorContext<MySqlSplit> enumContext) {
+    public SplitEnumerator<MySqlSplit, PendingSplitsState> createEnumerator(
+            SplitEnumeratorContext<MySqlSplit> enumContext) {
         return new Enumerator(delegate.createEnumerator(enumContext), enumContext, snapshots);
     }
 
@@ -122,8 +123,11 @@ public final class WatchedMySqlSource implements Source<ChangeEvent, MySqlSplit,
                 return true;
             }
             String m = String.valueOf(t.getMessage()).toLowerCase(Locale.ROOT);
-            if (m.contains("communications link failure") || m.contains("connection reset") || m.contains("connection refused")
-                    || m.contains("failed to read next byte") || m.contains("connection closed")) {
+            if (m.contains("communications link failure")
+                    || m.contains("connection reset")
+                    || m.contains("connection refused")
+                    || m.contains("failed to read next byte")
+                    || m.contains("connection closed")) {
                 return true;
             }
             if (t.getCause() == t) {
@@ -149,7 +153,9 @@ public final class WatchedMySqlSource implements Source<ChangeEvent, MySqlSplit,
         private final SplitEnumeratorContext<MySqlSplit> context;
         private boolean fromScratch;
 
-        Enumerator(SplitEnumerator<MySqlSplit, PendingSplitsState> delegate, SplitEnumeratorContext<MySqlSplit> context,
+        Enumerator(
+                SplitEnumerator<MySqlSplit, PendingSplitsState> delegate,
+                SplitEnumeratorContext<MySqlSplit> context,
                 boolean fromScratch) {
             this.delegate = delegate;
             this.context = context;
@@ -225,8 +231,12 @@ public final class WatchedMySqlSource implements Source<ChangeEvent, MySqlSplit,
 
         private RuntimeException reported(RuntimeException e) {
             if (isConnectionLoss(e)) {
-                LOG.warn("Lost the binlog connection to MySQL at {}: {}. The source fails over: Flink restarts it from its last"
-                        + " checkpoint (restart strategy), and it reconnects once the server answers again.", where, Causes.root(e));
+                LOG.warn(
+                        "Lost the binlog connection to MySQL at {}: {}. The source fails over: Flink"
+                                + " restarts it from its last"
+                                + " checkpoint (restart strategy), and it reconnects once the server answers again.",
+                        where,
+                        Causes.root(e));
             }
             return e;
         }
@@ -277,7 +287,10 @@ public final class WatchedMySqlSource implements Source<ChangeEvent, MySqlSplit,
         public void addSplits(List<MySqlSplit> splits) {
             // Restored splits come before start(); a binlog split handed out later that lists finished snapshot
             // splits follows a finished snapshot (in a mode that reads none, it lists none).
-            if (started && splits.stream().anyMatch(s -> s.isBinlogSplit() && s.asBinlogSplit().getTotalFinishedSplitSize() > 0)) {
+            if (started
+                    && splits.stream()
+                            .anyMatch(
+                                    s -> s.isBinlogSplit() && s.asBinlogSplit().getTotalFinishedSplitSize() > 0)) {
                 signal(SnapshotSignal.COMPLETED);
             }
             delegate.addSplits(splits);
@@ -361,8 +374,13 @@ public final class WatchedMySqlSource implements Source<ChangeEvent, MySqlSplit,
             int level = record.getLevel().intValue();
             Matcher lost = LOST.matcher(message);
             if (lost.find()) {
-                BINLOG.warn("Lost the binlog connection to MySQL at {}; the binlog client reconnects ({}). A connection that"
-                        + " goes quiet is noticed after 'debezium.connect.keep.alive.interval.ms', 10 s by default.", lost.group(1), message);
+                BINLOG.warn(
+                        "Lost the binlog connection to MySQL at {}; the binlog client reconnects ({}). A"
+                                + " connection that"
+                                + " goes quiet is noticed after 'debezium.connect.keep.alive.interval.ms'," + " 10 s by"
+                                + " default.",
+                        lost.group(1),
+                        message);
             } else if (level >= Level.WARNING.intValue()) {
                 BINLOG.warn(message, record.getThrown());
             } else if (level >= Level.INFO.intValue()) {

@@ -31,19 +31,20 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class ChangeEventDeserializerTest {
 
-    private static final TableDescriptor ORDERS =
-            TableDescriptor.builder(TableId.of("shop", "orders"))
-                    .column("id", DataTypes.BIGINT())
-                    .column("status", DataTypes.STRING())
-                    .primaryKey("id")
-                    .build();
+    private static final TableDescriptor ORDERS = TableDescriptor.builder(TableId.of("shop", "orders"))
+            .column("id", DataTypes.BIGINT())
+            .column("status", DataTypes.STRING())
+            .primaryKey("id")
+            .build();
 
-    private static final Schema ROW = SchemaBuilder.struct().name("shop.orders.Value")
+    private static final Schema ROW = SchemaBuilder.struct()
+            .name("shop.orders.Value")
             .field("id", Schema.INT64_SCHEMA)
             .field("status", Schema.OPTIONAL_STRING_SCHEMA)
             .build();
 
-    private static final Schema SOURCE = SchemaBuilder.struct().name("io.debezium.connector.mysql.Source")
+    private static final Schema SOURCE = SchemaBuilder.struct()
+            .name("io.debezium.connector.mysql.Source")
             .field("db", Schema.STRING_SCHEMA)
             .field("table", Schema.OPTIONAL_STRING_SCHEMA)
             .field("ts_ms", Schema.INT64_SCHEMA)
@@ -53,16 +54,25 @@ class ChangeEventDeserializerTest {
             .field("row", Schema.INT32_SCHEMA)
             .build();
 
-    private static final Envelope ENVELOPE =
-            Envelope.defineSchema().withName("shop.orders.Envelope").withRecord(ROW).withSource(SOURCE).build();
+    private static final Envelope ENVELOPE = Envelope.defineSchema()
+            .withName("shop.orders.Envelope")
+            .withRecord(ROW)
+            .withSource(SOURCE)
+            .build();
 
     private static Struct row(long id, String status) {
         return new Struct(ROW).put("id", id).put("status", status);
     }
 
     private static Struct source(long ts, String snapshot, long pos) {
-        return new Struct(SOURCE).put("db", "shop").put("table", "orders").put("ts_ms", ts)
-                .put("snapshot", snapshot).put("file", pos == 0 ? "" : "mysql-bin.000007").put("pos", pos).put("row", 1);
+        return new Struct(SOURCE)
+                .put("db", "shop")
+                .put("table", "orders")
+                .put("ts_ms", ts)
+                .put("snapshot", snapshot)
+                .put("file", pos == 0 ? "" : "mysql-bin.000007")
+                .put("pos", pos)
+                .put("row", 1);
     }
 
     private static SourceRecord record(Struct value) {
@@ -87,10 +97,20 @@ class ChangeEventDeserializerTest {
     }
 
     /** The schemas were read at mysql-bin.000007:300: rows from there on must have the table's shape. */
-    private static ChangeEventDeserializer deserializer(SchemaChangeBehavior schemaChanges, BadRecordAction badRecords) {
-        return new ChangeEventDeserializer(List.of(ORDERS), SideChannel.typeWith(List.of(ORDERS)),
-                new ChangeEventDeserializer.Settings(null, "mysql-bin.000007", 300, schemaChanges, badRecords,
-                        TimePrecisionMode.TIME, Map.of(), true));
+    private static ChangeEventDeserializer deserializer(
+            SchemaChangeBehavior schemaChanges, BadRecordAction badRecords) {
+        return new ChangeEventDeserializer(
+                List.of(ORDERS),
+                SideChannel.typeWith(List.of(ORDERS)),
+                new ChangeEventDeserializer.Settings(
+                        null,
+                        "mysql-bin.000007",
+                        300,
+                        schemaChanges,
+                        badRecords,
+                        TimePrecisionMode.TIME,
+                        Map.of(),
+                        true));
     }
 
     private static ChangeEventDeserializer deserializer() {
@@ -101,24 +121,32 @@ class ChangeEventDeserializerTest {
     void mapsEachOperationToItsRowKindsWithPositionAndTime() throws Exception {
         // Shipped to the task serialized: the round trip must keep it working.
         ChangeEventDeserializer d = InstantiationUtil.clone(deserializer());
-        List<ChangeEvent> events = read(d,
+        List<ChangeEvent> events = read(
+                d,
                 ENVELOPE.read(row(1, "new"), source(0, "true", 0), null),
                 ENVELOPE.create(row(2, "new"), source(1_700_000_000_000L, null, 400), null),
                 ENVELOPE.update(row(2, "new"), row(2, "paid"), source(1_700_000_001_000L, null, 500), null),
                 ENVELOPE.delete(row(1, "new"), source(1_700_000_002_000L, null, 600), null));
-        assertThat(events).extracting(ChangeEvent::kind)
-                .containsExactly(RowKind.INSERT, RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER, RowKind.DELETE);
-        assertThat(events.get(0).hasSourceTimestamp()).as("snapshot rows carry no source time").isFalse();
+        assertThat(events)
+                .extracting(ChangeEvent::kind)
+                .containsExactly(
+                        RowKind.INSERT, RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER, RowKind.DELETE);
+        assertThat(events.get(0).hasSourceTimestamp())
+                .as("snapshot rows carry no source time")
+                .isFalse();
         // A snapshot row orders as of the binlog position where the schemas were read, before the binlog.
         assertThat(events.get(0).position()).isEqualTo(SourcePosition.snapshot("mysql-bin.000007", 300));
-        assertThat(events.get(0).position().order()).isLessThan(events.get(1).position().order());
-        assertThat(events.get(3).row()).isEqualTo(GenericRowData.ofKind(RowKind.UPDATE_AFTER, 2L, StringData.fromString("paid")));
+        assertThat(events.get(0).position().order())
+                .isLessThan(events.get(1).position().order());
+        assertThat(events.get(3).row())
+                .isEqualTo(GenericRowData.ofKind(RowKind.UPDATE_AFTER, 2L, StringData.fromString("paid")));
         assertThat(events.get(3).sourceTimestamp()).isEqualTo(1_700_000_001_000L);
         assertThat(events.get(3).position()).isEqualTo(SourcePosition.binlog("mysql-bin.000007", 500, 1));
     }
 
     private static Schema wider() {
-        return SchemaBuilder.struct().name("shop.orders.Value")
+        return SchemaBuilder.struct()
+                .name("shop.orders.Value")
                 .field("id", Schema.INT64_SCHEMA)
                 .field("added", Schema.OPTIONAL_STRING_SCHEMA)
                 .field("status", Schema.OPTIONAL_STRING_SCHEMA)
@@ -127,8 +155,13 @@ class ChangeEventDeserializerTest {
 
     private static List<ChangeEvent> readWider(ChangeEventDeserializer d, long pos) {
         Schema wider = wider();
-        Envelope env = Envelope.defineSchema().withName("shop.orders.Envelope").withRecord(wider).withSource(SOURCE).build();
-        Struct value = env.create(new Struct(wider).put("id", 5L).put("added", "x").put("status", "new"), source(1, null, pos), null);
+        Envelope env = Envelope.defineSchema()
+                .withName("shop.orders.Envelope")
+                .withRecord(wider)
+                .withSource(SOURCE)
+                .build();
+        Struct value = env.create(
+                new Struct(wider).put("id", 5L).put("added", "x").put("status", "new"), source(1, null, pos), null);
         List<ChangeEvent> out = new ArrayList<>();
         d.deserialize(new SourceRecord(Map.of(), Map.of(), "t", null, null, env.schema(), value), new Collector<>() {
             @Override
@@ -148,7 +181,8 @@ class ChangeEventDeserializerTest {
                 .isInstanceOf(InletStopException.class)
                 .hasMessageContaining("Table shop.orders changed in the source: column 'added' was added")
                 .hasMessageContaining("mysql-bin.000007:400");
-        List<ChangeEvent> out = readWider(deserializer(SchemaChangeBehavior.IGNORE_ADDED_COLUMNS, BadRecordAction.FAIL), 400);
+        List<ChangeEvent> out =
+                readWider(deserializer(SchemaChangeBehavior.IGNORE_ADDED_COLUMNS, BadRecordAction.FAIL), 400);
         assertThat(out.get(0).row()).isEqualTo(GenericRowData.of(5L, StringData.fromString("new")));
     }
 
@@ -161,22 +195,35 @@ class ChangeEventDeserializerTest {
 
     @Test
     void anUpdateThatChangesTheKeyIsADeleteAndAnInsert() throws Exception {
-        List<ChangeEvent> events = read(deserializer(),
+        List<ChangeEvent> events = read(
+                deserializer(),
                 ENVELOPE.update(row(2, "new"), row(3, "new"), source(1_700_000_001_000L, null, 500), null));
         assertThat(events).extracting(ChangeEvent::kind).containsExactly(RowKind.DELETE, RowKind.INSERT);
     }
 
     private static SourceRecord ddl(String ddl, String tableJson) {
-        Schema key = SchemaBuilder.struct().name("io.debezium.connector.mysql.SchemaChangeKey")
-                .field("databaseName", Schema.STRING_SCHEMA).build();
-        Schema value = SchemaBuilder.struct().name("io.debezium.connector.mysql.SchemaChangeValue")
-                .field("source", SOURCE).field("historyRecord", Schema.OPTIONAL_STRING_SCHEMA).build();
+        Schema key = SchemaBuilder.struct()
+                .name("io.debezium.connector.mysql.SchemaChangeKey")
+                .field("databaseName", Schema.STRING_SCHEMA)
+                .build();
+        Schema value = SchemaBuilder.struct()
+                .name("io.debezium.connector.mysql.SchemaChangeValue")
+                .field("source", SOURCE)
+                .field("historyRecord", Schema.OPTIONAL_STRING_SCHEMA)
+                .build();
         String history = "{\"source\":{\"file\":\"mysql-bin.000007\",\"pos\":900},\"databaseName\":\"shop\",\"ddl\":\""
                 + ddl + "\",\"tableChanges\":[{\"type\":\"ALTER\",\"id\":\"\\\"shop\\\".\\\"orders\\\"\",\"table\":"
                 + tableJson + "}]}";
         Struct v = new Struct(value).put("source", source(1, null, 900)).put("historyRecord", history);
-        return new SourceRecord(Map.of(), Map.of(), "mysql_binlog_source", null, key, new Struct(key).put("databaseName", "shop"),
-                value, v);
+        return new SourceRecord(
+                Map.of(),
+                Map.of(),
+                "mysql_binlog_source",
+                null,
+                key,
+                new Struct(key).put("databaseName", "shop"),
+                value,
+                v);
     }
 
     private static final String ID = "{\"name\":\"id\",\"typeName\":\"BIGINT\",\"optional\":false}";
@@ -191,47 +238,92 @@ class ChangeEventDeserializerTest {
             public void close() {}
         };
         // an index: the columns stay as they were
-        deserializer().deserialize(ddl("CREATE INDEX i ON orders (status)", "{\"columns\":[" + ID
-                + ",{\"name\":\"status\",\"typeName\":\"TEXT\",\"optional\":true}]}"), none);
-        assertThatThrownBy(() -> deserializer().deserialize(ddl("ALTER TABLE orders DROP COLUMN status", "{\"columns\":[" + ID + "]}"), none))
+        deserializer()
+                .deserialize(
+                        ddl(
+                                "CREATE INDEX i ON orders (status)",
+                                "{\"columns\":[" + ID
+                                        + ",{\"name\":\"status\",\"typeName\":\"TEXT\",\"optional\":true}]}"),
+                        none);
+        assertThatThrownBy(() -> deserializer()
+                        .deserialize(ddl("ALTER TABLE orders DROP COLUMN status", "{\"columns\":[" + ID + "]}"), none))
                 .isInstanceOf(InletStopException.class)
-                .hasMessageContaining("Table shop.orders changed in the source: column 'status' was dropped (ALTER TABLE orders DROP"
-                        + " COLUMN status, at binlog mysql-bin.000007:900#0)")
+                .hasMessageContaining(
+                        "Table shop.orders changed in the source: column 'status' was dropped (ALTER TABLE orders DROP"
+                                + " COLUMN status, at binlog mysql-bin.000007:900#0)")
                 .hasMessageContaining("'schema-change.behavior'");
-        assertThatThrownBy(() -> deserializer().deserialize(ddl("ALTER TABLE orders RENAME COLUMN status TO state",
-                "{\"columns\":[" + ID + ",{\"name\":\"state\",\"typeName\":\"VARCHAR\",\"length\":255,\"optional\":true}]}"), none))
+        assertThatThrownBy(() -> deserializer()
+                        .deserialize(
+                                ddl(
+                                        "ALTER TABLE orders RENAME COLUMN status TO state",
+                                        "{\"columns\":[" + ID + ",{\"name\":\"state\",\"typeName\":\"VARCHAR\","
+                                                + "\"length\":255,\"optional\":true}]}"),
+                                none))
                 .hasMessageContaining("column 'status' was renamed to 'state'");
-        assertThatThrownBy(() -> deserializer().deserialize(ddl("ALTER TABLE orders MODIFY id INT",
-                "{\"columns\":[{\"name\":\"id\",\"typeName\":\"INT\",\"optional\":false},"
-                        + "{\"name\":\"status\",\"typeName\":\"TEXT\",\"optional\":true}]}"), none))
+        assertThatThrownBy(() -> deserializer()
+                        .deserialize(
+                                ddl(
+                                        "ALTER TABLE orders MODIFY id INT",
+                                        "{\"columns\":[{\"name\":\"id\",\"typeName\":\"INT\",\"optional\":false},"
+                                                + "{\"name\":\"status\",\"typeName\":\"TEXT\",\"optional\":true}]}"),
+                                none))
                 .hasMessageContaining("column 'id' changed its type from BIGINT NOT NULL to INT NOT NULL");
         List<ChangeEvent> notices = new ArrayList<>();
-        deserializer(SchemaChangeBehavior.IGNORE_ADDED_COLUMNS, BadRecordAction.FAIL).deserialize(
-                ddl("ALTER TABLE orders ADD COLUMN extra INT", "{\"columns\":[" + ID
-                        + ",{\"name\":\"status\",\"typeName\":\"TEXT\",\"optional\":true},"
-                        + "{\"name\":\"extra\",\"typeName\":\"INT\",\"optional\":true}]}"), new Collector<>() {
-                    @Override
-                    public void collect(ChangeEvent record) {
-                        notices.add(record);
-                    }
+        deserializer(SchemaChangeBehavior.IGNORE_ADDED_COLUMNS, BadRecordAction.FAIL)
+                .deserialize(
+                        ddl(
+                                "ALTER TABLE orders ADD COLUMN extra INT",
+                                "{\"columns\":[" + ID
+                                        + ",{\"name\":\"status\",\"typeName\":\"TEXT\",\"optional\":true},"
+                                        + "{\"name\":\"extra\",\"typeName\":\"INT\",\"optional\":true}]}"),
+                        new Collector<>() {
+                            @Override
+                            public void collect(ChangeEvent record) {
+                                notices.add(record);
+                            }
 
-                    @Override
-                    public void close() {}
-                });
-        assertThat(notices).singleElement().satisfies(e -> assertThat(e.tableId()).isEqualTo(SideChannel.TABLE_ID));
+                            @Override
+                            public void close() {}
+                        });
+        assertThat(notices)
+                .singleElement()
+                .satisfies(e -> assertThat(e.tableId()).isEqualTo(SideChannel.TABLE_ID));
     }
 
     @Test
     void aValueThatCannotBeConvertedStopsTheJobOrBecomesADeadLetter() throws Exception {
         TableDescriptor timed = TableDescriptor.builder(TableId.of("shop", "orders"))
-                .column("id", DataTypes.BIGINT()).column("status", DataTypes.TIME(3)).primaryKey("id").build();
-        Schema rowSchema = SchemaBuilder.struct().name("shop.orders.Value").field("id", Schema.INT64_SCHEMA)
-                .field("status", SchemaBuilder.int64().name("io.debezium.time.MicroTime").optional().build()).build();
-        Envelope env = Envelope.defineSchema().withName("shop.orders.Envelope").withRecord(rowSchema).withSource(SOURCE).build();
-        Struct value = env.create(new Struct(rowSchema).put("id", 1L).put("status", 3_600_000_001L), source(1, null, 500), null);
+                .column("id", DataTypes.BIGINT())
+                .column("status", DataTypes.TIME(3))
+                .primaryKey("id")
+                .build();
+        Schema rowSchema = SchemaBuilder.struct()
+                .name("shop.orders.Value")
+                .field("id", Schema.INT64_SCHEMA)
+                .field(
+                        "status",
+                        SchemaBuilder.int64()
+                                .name("io.debezium.time.MicroTime")
+                                .optional()
+                                .build())
+                .build();
+        Envelope env = Envelope.defineSchema()
+                .withName("shop.orders.Envelope")
+                .withRecord(rowSchema)
+                .withSource(SOURCE)
+                .build();
+        Struct value = env.create(
+                new Struct(rowSchema).put("id", 1L).put("status", 3_600_000_001L), source(1, null, 500), null);
         SourceRecord r = new SourceRecord(Map.of(), Map.of(), "t", null, null, env.schema(), value);
-        ChangeEventDeserializer.Settings fail = new ChangeEventDeserializer.Settings(null, "mysql-bin.000007", 300,
-                SchemaChangeBehavior.FAIL, BadRecordAction.FAIL, TimePrecisionMode.TIME, Map.of(), true);
+        ChangeEventDeserializer.Settings fail = new ChangeEventDeserializer.Settings(
+                null,
+                "mysql-bin.000007",
+                300,
+                SchemaChangeBehavior.FAIL,
+                BadRecordAction.FAIL,
+                TimePrecisionMode.TIME,
+                Map.of(),
+                true);
         Collector<ChangeEvent> none = new Collector<>() {
             @Override
             public void collect(ChangeEvent record) {}
@@ -239,38 +331,54 @@ class ChangeEventDeserializerTest {
             @Override
             public void close() {}
         };
-        assertThatThrownBy(() -> new ChangeEventDeserializer(List.of(timed), SideChannel.typeWith(List.of(timed)), fail).deserialize(r, none))
+        assertThatThrownBy(() -> new ChangeEventDeserializer(List.of(timed), SideChannel.typeWith(List.of(timed)), fail)
+                        .deserialize(r, none))
                 .isInstanceOf(InletStopException.class)
                 .hasMessageContaining("Cannot read a change of shop.orders at binlog mysql-bin.000007:500#1")
                 .hasMessageContaining("column 'status'")
                 .hasMessageContaining("01:00:00.000001")
                 .hasMessageContaining("'bad-record.action' = 'dead-letter'");
-        ChangeEventDeserializer.Settings dlq = new ChangeEventDeserializer.Settings(null, "mysql-bin.000007", 300,
-                SchemaChangeBehavior.FAIL, BadRecordAction.DEAD_LETTER, TimePrecisionMode.TIME, Map.of(), true);
+        ChangeEventDeserializer.Settings dlq = new ChangeEventDeserializer.Settings(
+                null,
+                "mysql-bin.000007",
+                300,
+                SchemaChangeBehavior.FAIL,
+                BadRecordAction.DEAD_LETTER,
+                TimePrecisionMode.TIME,
+                Map.of(),
+                true);
         List<ChangeEvent> out = new ArrayList<>();
-        new ChangeEventDeserializer(List.of(timed), SideChannel.typeWith(List.of(timed)), dlq).deserialize(r, new Collector<>() {
-            @Override
-            public void collect(ChangeEvent record) {
-                out.add(record);
-            }
+        new ChangeEventDeserializer(List.of(timed), SideChannel.typeWith(List.of(timed)), dlq)
+                .deserialize(r, new Collector<>() {
+                    @Override
+                    public void collect(ChangeEvent record) {
+                        out.add(record);
+                    }
 
-            @Override
-            public void close() {}
-        });
+                    @Override
+                    public void close() {}
+                });
         assertThat(out).singleElement().satisfies(e -> {
             assertThat(e.tableId()).isEqualTo(SideChannel.TABLE_ID);
             assertThat(e.row().getString(1).toString())
-                    .contains("\"table\":\"shop.orders\"", "\"kind\":\"+I\"", "\"position\":\"mysql-bin.000007:500#1\"",
-                            "\"status\":\"01:00:00.000001\"", "\"reason\":\"column 'status'");
+                    .contains(
+                            "\"table\":\"shop.orders\"",
+                            "\"kind\":\"+I\"",
+                            "\"position\":\"mysql-bin.000007:500#1\"",
+                            "\"status\":\"01:00:00.000001\"",
+                            "\"reason\":\"column 'status'");
         });
     }
 
     @Test
     void timeColumnsKeepEveryValueAsMicrosecondsOrText() throws Exception {
         Schema micro = SchemaBuilder.int64().name("io.debezium.time.MicroTime").build();
-        DebeziumFieldConverters.FieldConverter asMicros = DebeziumFieldConverters.create(DataTypes.BIGINT().getLogicalType(), micro, 6);
-        DebeziumFieldConverters.FieldConverter asText = DebeziumFieldConverters.create(DataTypes.STRING().getLogicalType(), micro, 6);
-        DebeziumFieldConverters.FieldConverter asText0 = DebeziumFieldConverters.create(DataTypes.STRING().getLogicalType(), micro, 0);
+        DebeziumFieldConverters.FieldConverter asMicros =
+                DebeziumFieldConverters.create(DataTypes.BIGINT().getLogicalType(), micro, 6);
+        DebeziumFieldConverters.FieldConverter asText =
+                DebeziumFieldConverters.create(DataTypes.STRING().getLogicalType(), micro, 6);
+        DebeziumFieldConverters.FieldConverter asText0 =
+                DebeziumFieldConverters.create(DataTypes.STRING().getLogicalType(), micro, 0);
         long min = -(838L * 3600 + 59 * 60 + 59) * 1_000_000L - 999_999L;
         assertThat(asMicros.convert(min)).isEqualTo(min);
         assertThat(asText.convert(min)).hasToString("-838:59:59.999999");
@@ -281,8 +389,13 @@ class ChangeEventDeserializerTest {
 
     @Test
     void aChangeOfATableNotCapturedFailsLoudly() {
-        Struct other = new Struct(SOURCE).put("db", "shop").put("table", "invoices").put("ts_ms", 1L)
-                .put("file", "f").put("pos", 1L).put("row", 0);
+        Struct other = new Struct(SOURCE)
+                .put("db", "shop")
+                .put("table", "invoices")
+                .put("ts_ms", 1L)
+                .put("file", "f")
+                .put("pos", 1L)
+                .put("row", 0);
         assertThatThrownBy(() -> read(deserializer(), ENVELOPE.create(row(1, "x"), other, null)))
                 .hasMessageContaining("A change of table shop.invoices, which the pipeline did not capture");
     }
