@@ -13,36 +13,22 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.iceberg.DataFile;
-import org.apache.iceberg.DeleteFile;
-import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericAppenderFactory;
-import org.apache.iceberg.data.GenericRecord;
-import org.apache.iceberg.data.IcebergGenerics;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.deletes.EqualityDeleteWriter;
-import org.apache.iceberg.encryption.EncryptedOutputFile;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.apache.iceberg.flink.TableLoader;
 import org.apache.iceberg.flink.sink.FlinkSink;
 import org.apache.iceberg.hadoop.HadoopCatalog;
-import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.WriteResult;
-import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -57,11 +43,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class FlinkSinkAbortedCheckpointTest {
 
-    private static final Schema SCHEMA = new Schema(
-            List.of(
-                    Types.NestedField.required(1, "id", Types.IntegerType.get()),
-                    Types.NestedField.optional(2, "v", Types.StringType.get())),
-            Set.of(1));
+    private static final Schema SCHEMA = TestFiles.SCHEMA;
 
     /** Iceberg's committer operator, as FlinkSink adds it to a job. */
     @SuppressWarnings("unchecked")
@@ -85,46 +67,10 @@ class FlinkSinkAbortedCheckpointTest {
         throw new AssertionError("FlinkSink added no IcebergFilesCommitter");
     }
 
-    private static DataFile dataFile(Table table, GenericAppenderFactory files, int id, String v) throws Exception {
-        EncryptedOutputFile out = table.encryption()
-                .encrypt(table.io()
-                        .newOutputFile(
-                                table.locationProvider().newDataLocation("data-" + UUID.randomUUID() + ".avro")));
-        DataWriter<Record> writer = files.newDataWriter(out, FileFormat.AVRO, null);
-        try (DataWriter<Record> w = writer) {
-            GenericRecord r = GenericRecord.create(SCHEMA);
-            r.setField("id", id);
-            r.setField("v", v);
-            w.write(r);
-        }
-        return writer.toDataFile();
-    }
-
-    private static DeleteFile deleteOfKey(Table table, GenericAppenderFactory files, int id) throws Exception {
-        EncryptedOutputFile out = table.encryption()
-                .encrypt(table.io()
-                        .newOutputFile(
-                                table.locationProvider().newDataLocation("eq-delete-" + UUID.randomUUID() + ".avro")));
-        EqualityDeleteWriter<Record> writer = files.newEqDeleteWriter(out, FileFormat.AVRO, null);
-        try (EqualityDeleteWriter<Record> w = writer) {
-            GenericRecord key = GenericRecord.create(SCHEMA.select("id"));
-            key.setField("id", id);
-            w.write(key);
-        }
-        return writer.toDeleteFile();
-    }
-
-    private static List<String> rows(Table table) throws Exception {
-        table.refresh();
-        List<String> out = new ArrayList<>();
-        try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
-            records.forEach(r -> out.add(r.getField("id") + "=" + r.getField("v")));
-        }
-        out.sort(String::compareTo);
-        return out;
-    }
-
-    /** The writers' results of checkpoint 1 (the row), then of checkpoint 2 (its update: delete of the key, new row). */
+    /**
+     * The writers' results of checkpoint 1 (the row), then of checkpoint 2 (its update: delete of the
+     * key, new row).
+     */
     private static List<String> commit(Path warehouse, boolean checkpointOneAborted) throws Exception {
         try (HadoopCatalog catalog =
                 new HadoopCatalog(new Configuration(false), warehouse.toUri().toString())) {
@@ -137,7 +83,7 @@ class FlinkSinkAbortedCheckpointTest {
                     new OneInputStreamOperatorTestHarness<>(icebergCommitter(table, loader), 1, 1, 0)) {
                 committer.open();
                 committer.processElement(new StreamRecord<>(WriteResult.builder()
-                        .addDataFiles(dataFile(table, files, 1, "v1"))
+                        .addDataFiles(TestFiles.dataFile(table, files, 1, "v1"))
                         .build()));
                 if (!checkpointOneAborted) {
                     committer.snapshot(1L, 1L);
@@ -145,13 +91,13 @@ class FlinkSinkAbortedCheckpointTest {
                 }
                 // Checkpoint 1 aborted before its barrier reached the committer: no snapshot, no notification.
                 committer.processElement(new StreamRecord<>(WriteResult.builder()
-                        .addDeleteFiles(deleteOfKey(table, files, 1))
-                        .addDataFiles(dataFile(table, files, 1, "v2"))
+                        .addDeleteFiles(TestFiles.deleteOfKey(table, files, 1))
+                        .addDataFiles(TestFiles.dataFile(table, files, 1, "v2"))
                         .build()));
                 committer.snapshot(2L, 2L);
                 committer.notifyOfCompletedCheckpoint(2L);
             }
-            return rows(catalog.loadTable(id));
+            return TestFiles.rows(catalog.loadTable(id));
         }
     }
 

@@ -1,0 +1,301 @@
+package io.inlet.sink.iceberg.internal;
+
+import io.inlet.annotation.Internal;
+import io.inlet.annotation.VisibleForTesting;
+
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.util.InstantiationUtil;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.RowDelta;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.flink.CatalogLoader;
+import org.apache.iceberg.io.WriteResult;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+
+/**
+ * Commits the files the writers flushed, for any number of tables, one Iceberg snapshot per table
+ * and checkpoint, in checkpoint order. Each {@link TableCommittable} carries the checkpoint it
+ * belongs to, so the files of a checkpoint that was aborted before its barrier arrived here are still
+ * committed on their own, before the next checkpoint's: never two checkpoints' delta files in one
+ * snapshot, where the later one's equality deletes would miss the earlier one's rows (they share a
+ * sequence number). Iceberg 1.6.1's own committer files them under the next checkpoint.
+ *
+ * <p>Exactly once: pending files are in operator state until committed; each snapshot's summary
+ * carries this job's lineage (an id kept in state from the first run on, so a restore into a new job
+ * id keeps it) and the checkpoint, and before committing a checkpoint of a table the committer
+ * reads the last one its lineage committed to that table, so files restored from a checkpoint taken
+ * before their commit are not committed twice. A table with nothing new gets no snapshot. A table
+ * whose commit fails keeps its files and is tried again after the next checkpoint, without holding
+ * up the other tables; after {@link #MAX_ATTEMPTS} failures in a row the job fails.
+ *
+ * <p>Runs with parallelism one.
+ */
+@Internal
+public final class TablesCommitter extends AbstractStreamOperator<Void>
+        implements OneInputStreamOperator<TableCommittable, Void> {
+
+    private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(TablesCommitter.class);
+
+    /** Snapshot summary keys: this job's lineage and the checkpoint a snapshot commits. */
+    public static final String LINEAGE = "inlet.job-lineage";
+
+    public static final String CHECKPOINT = "inlet.checkpoint-id";
+
+    /** Failed attempts in a row for one table before the job fails. */
+    static final int MAX_ATTEMPTS = 10;
+
+    private final CatalogLoader catalogLoader;
+
+    private transient Catalog catalog;
+    private transient String lineage;
+    /** Table → checkpoint → the files of that checkpoint, from every writer. */
+    private transient Map<String, NavigableMap<Long, List<WriteResult>>> pending;
+    /** Table → the last checkpoint this lineage committed to it. */
+    private transient Map<String, Long> committed;
+
+    private transient Map<String, Integer> failures;
+    /** Tables whose last committed checkpoint this run has read from their snapshots. */
+    private transient Set<String> readFromTable;
+
+    private transient ListState<String> lineageState;
+    private transient ListState<byte[]> pendingState;
+    private transient ListState<Tuple2<String, Long>> committedState;
+
+    public TablesCommitter(CatalogLoader catalogLoader) {
+        this.catalogLoader = catalogLoader;
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        lineageState = context.getOperatorStateStore()
+                .getListState(new ListStateDescriptor<>("inlet-committer-lineage", Types.STRING));
+        pendingState = context.getOperatorStateStore()
+                .getListState(new ListStateDescriptor<>(
+                        "inlet-committer-pending", PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
+        committedState = context.getOperatorStateStore()
+                .getListState(
+                        new ListStateDescriptor<>("inlet-committer-committed", Types.TUPLE(Types.STRING, Types.LONG)));
+        pending = new HashMap<>();
+        committed = new HashMap<>();
+        failures = new HashMap<>();
+        readFromTable = new HashSet<>();
+        for (String l : lineageState.get()) {
+            lineage = l;
+        }
+        if (lineage == null) {
+            lineage = UUID.randomUUID().toString();
+        }
+        ClassLoader loader = getUserCodeClassloader();
+        for (byte[] bytes : pendingState.get()) {
+            TableCommittable c = InstantiationUtil.deserializeObject(bytes, loader);
+            add(c);
+        }
+        for (Tuple2<String, Long> t : committedState.get()) {
+            committed.merge(t.f0, t.f1, Math::max);
+        }
+    }
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        catalog = catalogLoader.loadCatalog();
+        // Restored files: their checkpoint completed before the restore (or the restore would not
+        // hold them), so they go now rather than with the next checkpoint.
+        commitUpTo(Long.MAX_VALUE);
+    }
+
+    @Override
+    public void processElement(StreamRecord<TableCommittable> element) {
+        add(element.getValue());
+    }
+
+    private void add(TableCommittable c) {
+        pending.computeIfAbsent(c.table(), t -> new TreeMap<>())
+                .computeIfAbsent(c.checkpointId(), id -> new ArrayList<>())
+                .add(c.result());
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        lineageState.update(List.of(lineage));
+        List<byte[]> out = new ArrayList<>();
+        for (Map.Entry<String, NavigableMap<Long, List<WriteResult>>> t : pending.entrySet()) {
+            for (Map.Entry<Long, List<WriteResult>> c : t.getValue().entrySet()) {
+                for (WriteResult r : c.getValue()) {
+                    out.add(InstantiationUtil.serializeObject(TableCommittable.of(t.getKey(), c.getKey(), r)));
+                }
+            }
+        }
+        pendingState.update(out);
+        List<Tuple2<String, Long>> done = new ArrayList<>();
+        committed.forEach((table, id) -> done.add(Tuple2.of(table, id)));
+        committedState.update(done);
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) throws Exception {
+        super.notifyCheckpointComplete(checkpointId);
+        commitUpTo(checkpointId);
+    }
+
+    /** Commits, per table and in checkpoint order, every pending checkpoint up to the given one. */
+    private void commitUpTo(long checkpointId) {
+        Iterator<Map.Entry<String, NavigableMap<Long, List<WriteResult>>>> tables =
+                pending.entrySet().iterator();
+        while (tables.hasNext()) {
+            Map.Entry<String, NavigableMap<Long, List<WriteResult>>> t = tables.next();
+            try {
+                commitTable(t.getKey(), t.getValue().headMap(checkpointId, true));
+                failures.remove(t.getKey());
+            } catch (RuntimeException e) {
+                int attempts = failures.merge(t.getKey(), 1, Integer::sum);
+                if (attempts >= MAX_ATTEMPTS) {
+                    throw new IllegalStateException(
+                            "Committing to Iceberg table " + t.getKey() + " failed " + attempts
+                                    + " times in a row; its files stay in the job's state and are committed after a"
+                                    + " restore.",
+                            e);
+                }
+                LOG.warn(
+                        "Committing to Iceberg table {} failed (attempt {} of {}); its files stay pending and are"
+                                + " committed after the next checkpoint. Other tables go on.",
+                        t.getKey(),
+                        attempts,
+                        MAX_ATTEMPTS,
+                        e);
+            }
+            if (t.getValue().isEmpty()) {
+                tables.remove();
+            }
+        }
+    }
+
+    /** Commits the checkpoints in order, one snapshot each, removing each from the map once it is in the table. */
+    private void commitTable(String name, NavigableMap<Long, List<WriteResult>> checkpoints) {
+        if (checkpoints.isEmpty()) {
+            return;
+        }
+        Table table = catalog.loadTable(TableIdentifier.parse(name));
+        // The state may be older than the table (a commit after the checkpoint restored from): the table decides,
+        // read once per run.
+        long last = committed.getOrDefault(name, -1L);
+        if (readFromTable.add(name)) {
+            last = Math.max(last, lastCommitted(table, lineage));
+            committed.put(name, last);
+        }
+        Iterator<Map.Entry<Long, List<WriteResult>>> it = checkpoints.entrySet().iterator();
+        while (it.hasNext()) {
+            Map.Entry<Long, List<WriteResult>> c = it.next();
+            if (c.getKey() <= last) {
+                LOG.info(
+                        "Iceberg table {}: checkpoint {} is committed already (restored files); skipped.",
+                        name,
+                        c.getKey());
+                it.remove();
+                continue;
+            }
+            commit(table, c.getKey(), c.getValue());
+            committed.put(name, c.getKey());
+            last = c.getKey();
+            it.remove();
+        }
+    }
+
+    private void commit(Table table, long checkpointId, List<WriteResult> results) {
+        List<DataFile> data = new ArrayList<>();
+        List<DeleteFile> deletes = new ArrayList<>();
+        List<CharSequence> referenced = new ArrayList<>();
+        for (WriteResult r : results) {
+            data.addAll(Arrays.asList(r.dataFiles()));
+            deletes.addAll(Arrays.asList(r.deleteFiles()));
+            referenced.addAll(Arrays.asList(r.referencedDataFiles()));
+        }
+        if (data.isEmpty() && deletes.isEmpty()) {
+            return; // nothing new: no empty snapshot
+        }
+        long start = System.nanoTime();
+        RowDelta delta = table.newRowDelta();
+        data.forEach(delta::addRows);
+        deletes.forEach(delta::addDeletes);
+        if (!referenced.isEmpty()) {
+            // Position deletes point at files of the same checkpoint; they must still be there.
+            delta.validateDataFilesExist(referenced);
+        }
+        delta.set(LINEAGE, lineage);
+        delta.set(CHECKPOINT, String.valueOf(checkpointId));
+        // Iceberg's own committer's keys, which readers and tools (and SnapshotReconciler) know.
+        delta.set("flink.job-id", getRuntimeContext().getJobId().toString());
+        delta.set("flink.max-committed-checkpoint-id", String.valueOf(checkpointId));
+        delta.commit();
+        LOG.info(
+                "Iceberg table {}: committed checkpoint {} ({} data files, {} delete files) in {} ms.",
+                table.name(),
+                checkpointId,
+                data.size(),
+                deletes.size(),
+                (System.nanoTime() - start) / 1_000_000);
+    }
+
+    /** The last checkpoint the lineage committed to the table, from the snapshots' summaries; -1 if none. */
+    @VisibleForTesting
+    static long lastCommitted(Table table, String lineage) {
+        for (Snapshot s = table.currentSnapshot(); s != null; ) {
+            Map<String, String> summary = s.summary();
+            if (lineage.equals(summary.get(LINEAGE))) {
+                return Long.parseLong(summary.get(CHECKPOINT));
+            }
+            Long parent = s.parentId();
+            s = parent == null ? null : table.snapshot(parent);
+        }
+        return -1L;
+    }
+
+    @VisibleForTesting
+    String lineage() {
+        return lineage;
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            if (catalog instanceof Closeable) {
+                ((Closeable) catalog).close();
+            }
+        } catch (IOException e) {
+            LOG.warn("Closing the Iceberg catalog failed", e);
+        } finally {
+            super.close();
+        }
+    }
+}

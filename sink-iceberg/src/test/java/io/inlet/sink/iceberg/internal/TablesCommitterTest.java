@@ -1,0 +1,184 @@
+package io.inlet.sink.iceberg.internal;
+
+import io.inlet.sink.iceberg.IcebergCatalogConfig;
+import io.inlet.sink.iceberg.TestFiles;
+
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
+import org.apache.flink.util.InstantiationUtil;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.GenericAppenderFactory;
+import org.apache.iceberg.hadoop.HadoopCatalog;
+import org.apache.iceberg.io.WriteResult;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The committer against real Iceberg tables, through Flink's operator test harness. */
+class TablesCommitterTest {
+
+    @TempDir
+    Path warehouse;
+
+    private HadoopCatalog catalog;
+    private Table orders;
+    private Table items;
+    private final GenericAppenderFactory files = TestFiles.appenders();
+
+    @BeforeEach
+    void tables() {
+        catalog = new HadoopCatalog(new Configuration(false), warehouse.toUri().toString());
+        orders = catalog.createTable(
+                TableIdentifier.of("lake", "orders"),
+                TestFiles.SCHEMA,
+                PartitionSpec.unpartitioned(),
+                Map.of("format-version", "2"));
+        items = catalog.createTable(
+                TableIdentifier.of("lake", "items"),
+                TestFiles.SCHEMA,
+                PartitionSpec.unpartitioned(),
+                Map.of("format-version", "2"));
+    }
+
+    private TablesCommitter committer() {
+        return new TablesCommitter(IcebergCatalogConfig.of(
+                        "c",
+                        "hadoop",
+                        null,
+                        Map.of("warehouse", warehouse.toUri().toString()),
+                        Map.of())
+                .loader());
+    }
+
+    private OneInputStreamOperatorTestHarness<TableCommittable, Void> harness() throws Exception {
+        return new OneInputStreamOperatorTestHarness<>(committer(), 1, 1, 0);
+    }
+
+    private StreamRecord<TableCommittable> insert(Table table, long checkpoint, int id, String v) throws Exception {
+        return new StreamRecord<>(TableCommittable.of(
+                table.name().replaceFirst("^[^.]+\\.", ""),
+                checkpoint,
+                WriteResult.builder()
+                        .addDataFiles(TestFiles.dataFile(table, files, id, v))
+                        .build()));
+    }
+
+    private StreamRecord<TableCommittable> update(Table table, long checkpoint, int id, String v) throws Exception {
+        return new StreamRecord<>(TableCommittable.of(
+                table.name().replaceFirst("^[^.]+\\.", ""),
+                checkpoint,
+                WriteResult.builder()
+                        .addDeleteFiles(TestFiles.deleteOfKey(table, files, id))
+                        .addDataFiles(TestFiles.dataFile(table, files, id, v))
+                        .build()));
+    }
+
+    private int snapshots(Table table) {
+        table.refresh();
+        int n = 0;
+        for (Object s : table.snapshots()) {
+            n++;
+        }
+        return n;
+    }
+
+    @Test
+    void anAbortedCheckpointIsCommittedOnItsOwnBeforeTheNext() throws Exception {
+        try (OneInputStreamOperatorTestHarness<TableCommittable, Void> h = harness()) {
+            h.open();
+            h.processElement(insert(orders, 1, 1, "v1"));
+            // Checkpoint 1 aborted before its barrier reached the committer; checkpoint 2 updates the row.
+            h.processElement(update(orders, 2, 1, "v2"));
+            h.snapshot(2L, 2L);
+            h.notifyOfCompletedCheckpoint(2L);
+        }
+        assertThat(TestFiles.rows(orders)).containsExactly("1=v2");
+        assertThat(snapshots(orders)).as("one snapshot per checkpoint").isEqualTo(2);
+        assertThat(orders.currentSnapshot().summary()).containsEntry(TablesCommitter.CHECKPOINT, "2");
+    }
+
+    @Test
+    void restoredFilesAreCommittedExactlyOnceAlsoIntoANewJob() throws Exception {
+        OperatorSubtaskState beforeCommit;
+        OperatorSubtaskState afterCommit;
+        String lineage;
+        try (OneInputStreamOperatorTestHarness<TableCommittable, Void> h = harness()) {
+            h.open();
+            h.processElement(insert(orders, 1, 1, "v1"));
+            h.processElement(insert(items, 1, 7, "a"));
+            beforeCommit = h.snapshot(1L, 1L);
+            h.notifyOfCompletedCheckpoint(1L);
+            h.processElement(update(orders, 2, 1, "v2"));
+            afterCommit = h.snapshot(2L, 2L);
+            // The job dies before checkpoint 2's notification: its files are only in the state.
+            lineage = ((TablesCommitter) h.getOperator()).lineage();
+        }
+        assertThat(TestFiles.rows(orders)).containsExactly("1=v1");
+        // Restored from checkpoint 1 (whose commit happened): nothing is committed twice.
+        try (OneInputStreamOperatorTestHarness<TableCommittable, Void> h = harness()) {
+            h.initializeState(beforeCommit);
+            h.open();
+            assertThat(((TablesCommitter) h.getOperator()).lineage()).isEqualTo(lineage);
+        }
+        assertThat(TestFiles.rows(orders)).containsExactly("1=v1");
+        assertThat(TestFiles.rows(items)).containsExactly("7=a");
+        assertThat(snapshots(orders)).isEqualTo(1);
+        // Restored from checkpoint 2 (a new job id, the same lineage): its files go in once, at the restore.
+        for (int attempt = 0; attempt < 2; attempt++) {
+            try (OneInputStreamOperatorTestHarness<TableCommittable, Void> h = harness()) {
+                h.initializeState(afterCommit);
+                h.open();
+            }
+        }
+        assertThat(TestFiles.rows(orders)).containsExactly("1=v2");
+        assertThat(snapshots(orders)).isEqualTo(2);
+        assertThat(snapshots(items))
+                .as("a table with nothing new gets no snapshot")
+                .isEqualTo(1);
+    }
+
+    @Test
+    void aTableThatCannotCommitHoldsUpNoOther() throws Exception {
+        try (OneInputStreamOperatorTestHarness<TableCommittable, Void> h = harness()) {
+            h.open();
+            h.processElement(insert(orders, 1, 1, "v1"));
+            h.processElement(new StreamRecord<>(TableCommittable.of(
+                    "lake.gone",
+                    1,
+                    WriteResult.builder()
+                            .addDataFiles(TestFiles.dataFile(orders, files, 9, "x"))
+                            .build())));
+            h.snapshot(1L, 1L);
+            h.notifyOfCompletedCheckpoint(1L);
+            assertThat(TestFiles.rows(orders)).containsExactly("1=v1");
+            // The failed table's files stay pending, in the state.
+            OperatorSubtaskState state = h.snapshot(2L, 2L);
+            assertThat(state.getManagedOperatorState()).isNotEmpty();
+        }
+    }
+
+    @Test
+    void shipsToTaskManagers() throws Exception {
+        TablesCommitter committer = committer();
+        assertThat(InstantiationUtil.clone(committer)).isNotNull();
+        TableCommittable c = TableCommittable.of(
+                "lake.orders",
+                3,
+                WriteResult.builder()
+                        .addDataFiles(TestFiles.dataFile(orders, files, 1, "v"))
+                        .build());
+        TableCommittable copy = InstantiationUtil.clone(c);
+        assertThat(copy.table()).isEqualTo("lake.orders");
+        assertThat(copy.checkpointId()).isEqualTo(3);
+        assertThat(copy.result().dataFiles()).hasSize(1);
+    }
+}
