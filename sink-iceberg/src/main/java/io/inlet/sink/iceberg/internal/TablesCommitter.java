@@ -11,6 +11,7 @@ import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.InstantiationUtil;
@@ -60,7 +61,7 @@ import java.util.UUID;
  */
 @Internal
 public final class TablesCommitter extends AbstractStreamOperator<Void>
-        implements OneInputStreamOperator<TableCommittable, Void> {
+        implements OneInputStreamOperator<TableCommittable, Void>, BoundedOneInput {
 
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(TablesCommitter.class);
@@ -167,6 +168,12 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
     public void notifyCheckpointComplete(long checkpointId) throws Exception {
         super.notifyCheckpointComplete(checkpointId);
         commitUpTo(checkpointId);
+    }
+
+    @Override
+    public void endInput() {
+        // A bounded input ended: its last files (tagged Long.MAX_VALUE by the writers) go now.
+        commitUpTo(Long.MAX_VALUE);
     }
 
     /** Commits, per table and in checkpoint order, every pending checkpoint up to the given one. */
