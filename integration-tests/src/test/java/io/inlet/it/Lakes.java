@@ -43,20 +43,6 @@ final class Lakes {
                 .build();
     }
 
-    /** Waits for the Iceberg table's next commit (a snapshot after the current one). */
-    static void awaitNextIcebergCommit(JobClient job, Catalog catalog, TableIdentifier id, Duration timeout)
-            throws Exception {
-        long before = catalog.loadTable(id).currentSnapshot().snapshotId();
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (catalog.loadTable(id).currentSnapshot().snapshotId() == before) {
-            Jobs.assertRunning(job);
-            assertThat(System.nanoTime())
-                    .as("a commit to %s within %s", id, timeout)
-                    .isLessThan(deadline);
-            Thread.sleep(20); // polling the table's metadata for the next commit
-        }
-    }
-
     /** Waits until the Iceberg table, read with Iceberg's generic reader, equals the expected rows. */
     static void awaitIceberg(JobClient job, Catalog catalog, TableIdentifier id, Callable<List<String>> expected)
             throws Exception {

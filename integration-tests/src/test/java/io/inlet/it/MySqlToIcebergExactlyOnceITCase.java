@@ -13,7 +13,6 @@ import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.common.restartstrategy.RestartStrategies;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.jobgraph.SavepointConfigOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -26,7 +25,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -131,7 +129,7 @@ class MySqlToIcebergExactlyOnceITCase {
     }
 
     @Test
-    void aJobStoppedWithASavepointResumesAsANewJob(
+    void aJobStoppedWithASavepointAtAnyMomentResumesAsANewJob(
             MariaDbServer mysql, @TempDir Path warehouse, @TempDir Path savepoints) throws Exception {
         String db = mysql.createDatabase();
         ShopDatabase.create(mysql, db);
@@ -140,40 +138,48 @@ class MySqlToIcebergExactlyOnceITCase {
                         new org.apache.hadoop.conf.Configuration(false),
                         warehouse.toUri().toString());
                 Connection c = mysql.connection(db)) {
-            // Checkpoints every 2 s, and the stop right after a commit: no periodic checkpoint is then
-            // in flight to be aborted by the stop. Iceberg 1.6.1 commits an aborted checkpoint's files
-            // with the next checkpoint's, where their equality deletes miss the rows of the aborted
-            // one (apache/iceberg#10431; README, Known limitations); at 300 ms this test hit that in
-            // about 1 run in 6, an old row left beside its update.
-            JobClient first = pipeline(mysql, db, warehouse, WriteMode.AUTO, List.of(), new Configuration(), 2000)
-                    .executeAsync();
-            String savepoint;
-            try {
-                MySqlToIcebergITCase.awaitEqual(first, c, catalog, db);
-                churn(mysql, db, 0, 100);
-                MySqlToIcebergITCase.awaitEqual(first, c, catalog, db);
-                churn(mysql, db, 100, 200); // some of it may be in flight when the savepoint is taken
-                Lakes.awaitNextIcebergCommit(first, catalog, TableIdentifier.of(db, "orders"), Duration.ofSeconds(30));
-                savepoint = first.stopWithSavepoint(false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
-                        .get();
-            } catch (Exception e) {
-                first.cancel().get();
-                throw e;
+            // Checkpoints every 300 ms and stops at any moment, with changes in flight: a periodic
+            // checkpoint is often aborted by the stop. Iceberg 1.6.1's own committer then committed
+            // the aborted checkpoint's files with the next one's, where their equality deletes missed
+            // its rows (apache/iceberg#10431): about 1 stop in 6 left an old row beside its update.
+            String savepoint = null;
+            int next = 0;
+            for (int cycle = 0; cycle < CYCLES; cycle++) {
+                Configuration conf = new Configuration();
+                if (savepoint != null) {
+                    conf.set(SavepointConfigOptions.SAVEPOINT_PATH, savepoint);
+                }
+                JobClient job = pipeline(mysql, db, warehouse, WriteMode.AUTO, List.of(), conf, 300)
+                        .executeAsync();
+                try {
+                    if (cycle == 0) {
+                        MySqlToIcebergITCase.awaitEqual(job, c, catalog, db);
+                    }
+                    churn(mysql, db, next, next + 40); // in flight when the savepoint is taken
+                    next += 40;
+                    savepoint = Jobs.stopWithSavepoint(job, savepoints);
+                } catch (Exception e) {
+                    Jobs.cancelIfRunning(job);
+                    throw e;
+                }
+                assertThat(job.getJobStatus().get()).isEqualTo(JobStatus.FINISHED);
+                churn(mysql, db, next, next + 10); // changes while no job runs
+                next += 10;
             }
-            assertThat(first.getJobStatus().get()).isEqualTo(JobStatus.FINISHED);
-
-            churn(mysql, db, 200, 300); // changes while no job runs
             Configuration restore = new Configuration();
             restore.set(SavepointConfigOptions.SAVEPOINT_PATH, savepoint);
             // auto mode: the tables hold rows now, but the job restores, so it stays in changelog mode
-            JobClient second = pipeline(mysql, db, warehouse, WriteMode.AUTO, List.of(), restore)
+            JobClient last = pipeline(mysql, db, warehouse, WriteMode.AUTO, List.of(), restore)
                     .executeAsync();
             try {
-                churn(mysql, db, 300, 350);
-                MySqlToIcebergITCase.awaitEqual(second, c, catalog, db);
+                churn(mysql, db, next, next + 50);
+                MySqlToIcebergITCase.awaitEqual(last, c, catalog, db);
             } finally {
-                second.cancel().get();
+                last.cancel().get();
             }
         }
     }
+
+    /** Stop-with-savepoint and restore cycles; the issue asks for at least 20. */
+    private static final int CYCLES = 20;
 }

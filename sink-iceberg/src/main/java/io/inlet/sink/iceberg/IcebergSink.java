@@ -10,14 +10,17 @@ import io.inlet.core.table.TableId;
 import io.inlet.sink.iceberg.internal.IcebergRowConverter;
 import io.inlet.sink.iceberg.internal.IcebergTables;
 import io.inlet.sink.iceberg.internal.SnapshotReconciler;
-import io.inlet.sink.iceberg.internal.TableSplitter;
+import io.inlet.sink.iceberg.internal.TableCommittable;
+import io.inlet.sink.iceberg.internal.TableKeySelector;
+import io.inlet.sink.iceberg.internal.TablesCommitter;
+import io.inlet.sink.iceberg.internal.TablesWriter;
 
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
-import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.util.OutputTag;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.DistributionMode;
 import org.apache.iceberg.PartitionSpec;
@@ -31,8 +34,6 @@ import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
-import org.apache.iceberg.flink.TableLoader;
-import org.apache.iceberg.flink.sink.FlinkSink;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,18 +43,18 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 
 /**
- * Writes each table to its own Iceberg format-v2 table keyed by its primary key (identifier fields),
- * through Iceberg's {@link FlinkSink}: updates and deletes remove the old row, inserts add, exactly
- * once (data is committed when a checkpoint completes). Missing namespaces and tables are created
+ * Writes each table to its own Iceberg format-v2 table keyed by its primary key (identifier fields):
+ * updates and deletes remove the old row, inserts add, exactly once (data is committed when a
+ * checkpoint completes). Two operators serve any number of tables: a writer (Iceberg's Flink delta
+ * writers, one per table and subtask) and a committer that commits each checkpoint of each table as
+ * its own snapshot, also when a checkpoint was aborted before the committer saw it. Missing namespaces and tables are created
  * from the descriptors; existing ones are checked for a compatible schema and key first. When the
  * source takes a snapshot from scratch over tables that hold rows, the rows it no longer finds are
  * removed once it is committed ({@link IcebergSinkOptions#RECONCILE_SNAPSHOTS}).
@@ -239,11 +240,8 @@ public final class IcebergSink implements ChangeSink {
 
     @Override
     public void addSink(DataStream<ChangeEvent> stream, SinkContext context) {
-        Map<TableId, OutputTag<RowData>> tags = new LinkedHashMap<>();
-        Map<TableId, Table> loaded = new LinkedHashMap<>();
-        Map<TableId, Boolean> upsert = new HashMap<>();
-        Set<TableId> upsertSnapshotRows = new HashSet<>();
-        Map<TableId, IcebergRowConverter> converters = new LinkedHashMap<>();
+        Map<TableId, TablesWriter.TableWrite> writes = new LinkedHashMap<>();
+        Map<TableId, Table> byPartition = new LinkedHashMap<>();
         withCatalog(c -> {
             for (TableDescriptor t : context.tables()) {
                 TableIdentifier id = identifier(t.tableId());
@@ -255,43 +253,42 @@ public final class IcebergSink implements ChangeSink {
                     table = create(c, t, id);
                     created = true;
                 }
-                loaded.put(t.tableId(), table);
                 boolean holdsRows = !created && !isEmpty(table);
                 boolean up = decideUpsert(table, holdsRows, context.changesMayRepeat());
-                upsert.put(t.tableId(), up);
-                if (!up && writeMode == WriteMode.AUTO && holdsRows) {
-                    upsertSnapshotRows.add(t.tableId());
-                }
-                // Rows leave the splitter in the table's Flink type, which Iceberg's writer reads them with.
+                // Rows reach the writer in the table's Flink type, which Iceberg's delta writers read them with.
                 RowType target = FlinkSchemaUtil.convert(table.schema());
-                tags.put(
+                writes.put(
                         t.tableId(),
-                        new OutputTag<>("iceberg-" + t.tableId().identifier(), InternalTypeInfo.of(target)));
-                converters.put(t.tableId(), new IcebergRowConverter(t.toRowType(), target));
+                        new TablesWriter.TableWrite(
+                                id.toString(),
+                                new IcebergRowConverter(t.toRowType(), target),
+                                target,
+                                t.primaryKey(),
+                                up,
+                                !up && writeMode == WriteMode.AUTO && holdsRows));
+                if (distributionMode == DistributionMode.HASH && table.spec().isPartitioned()) {
+                    byPartition.put(t.tableId(), table);
+                }
             }
             return null;
         });
-
-        SingleOutputStreamOperator<RowData> split = stream.process(
-                        new TableSplitter(tags, converters, upsertSnapshotRows),
-                        tags.values().iterator().next().getTypeInfo())
-                .name("Iceberg: split by table")
-                .uid(context.uid("split"))
-                .setParallelism(stream.getParallelism());
-        for (TableDescriptor t : context.tables()) {
-            TableIdentifier id = identifier(t.tableId());
-            FlinkSink.Builder b = FlinkSink.forRowData(split.getSideOutput(tags.get(t.tableId())))
-                    .table(loaded.get(t.tableId()))
-                    .tableLoader(TableLoader.fromCatalog(catalog.loader(), id))
-                    .equalityFieldColumns(t.primaryKey())
-                    .upsert(upsert.get(t.tableId()))
-                    .distributionMode(distributionMode)
-                    .uidPrefix(context.uid(id.toString()));
-            if (writeParallelism != null) {
-                b.writeParallelism(writeParallelism);
-            }
-            b.append();
-        }
+        int parallelism = writeParallelism != null ? writeParallelism : stream.getParallelism();
+        SingleOutputStreamOperator<TableCommittable> written = stream.keyBy(
+                        new TableKeySelector(context.tables(), byPartition))
+                .transform(
+                        "Iceberg: write " + writes.size() + " table(s)",
+                        TypeInformation.of(TableCommittable.class),
+                        new TablesWriter(catalog.loader(), writes))
+                .uid(context.uid("writer"))
+                .setParallelism(parallelism);
+        written.transform("Iceberg: commit", Types.VOID, new TablesCommitter(catalog.loader()))
+                .uid(context.uid("committer"))
+                .setParallelism(1)
+                .setMaxParallelism(1)
+                .addSink(new DiscardingSink<>())
+                .name("Iceberg: committed")
+                .uid(context.uid("committed"))
+                .setParallelism(1);
         if (reconcileSnapshots) {
             List<String> names = new ArrayList<>();
             context.tables().forEach(t -> names.add(identifier(t.tableId()).toString()));
@@ -346,7 +343,7 @@ public final class IcebergSink implements ChangeSink {
      * source that may repeat changes (a repeated insert would otherwise add a second row). Otherwise
      * auto writes a changelog, and when the table already holds rows, the rows of a snapshot (which
      * may be rows the table has: a new snapshot over old data, whether or not the job restored
-     * anything) are upserted one by one ({@link TableSplitter}); the binlog's changes, delivered once,
+     * anything) are upserted one by one ({@link TablesWriter}); the binlog's changes, delivered once,
      * are written as they are.
      */
     private boolean decideUpsert(Table table, boolean holdsRows, boolean sourceRepeats) {
