@@ -54,8 +54,9 @@ import java.util.Objects;
  * updates and deletes remove the old row, inserts add, exactly once (data is committed when a
  * checkpoint completes). Two operators serve any number of tables: a writer (Iceberg's Flink delta
  * writers, one per table and subtask) and a committer that commits each checkpoint of each table as
- * its own snapshot, also when a checkpoint was aborted before the committer saw it. Missing namespaces and tables are created
- * from the descriptors; existing ones are checked for a compatible schema and key first. When the
+ * its own snapshot, also when a checkpoint was aborted before the committer saw it. Missing
+ * namespaces and tables are created from the descriptors; existing ones are checked for a
+ * compatible schema and key first. When the
  * source takes a snapshot from scratch over tables that hold rows, the rows it no longer finds are
  * removed once it is committed ({@link IcebergSinkOptions#RECONCILE_SNAPSHOTS}).
  *
