@@ -394,21 +394,36 @@ public final class Pipeline {
             }
 
             List<TableDescriptor> sinkTables = current;
+            UidPrefixes uids = new UidPrefixes();
             return new Pipeline(
                     environment,
                     jobName,
                     sourceTables,
                     sinkTables,
-                    () -> wire(environment, sourceTables, stages, sinkTables),
-                    plan(environment, sourceTables, sinkTables));
+                    () -> wire(environment, uids, sourceTables, stages, sinkTables),
+                    plan(environment, uids, sourceTables, sinkTables));
+        }
+
+        /** The uid prefixes of the source, each transform and each sink: what the plan shows and the wiring sets. */
+        private final class UidPrefixes {
+            final String source = sourceUid != null ? sourceUid : "inlet-source-" + Builder.this.source.name();
+            final List<String> transforms = prefixes(
+                    "inlet-transform-",
+                    Builder.this.transforms,
+                    transformUids,
+                    ChangeTransform::name,
+                    Builder::definition);
+            final List<String> sinks =
+                    prefixes("inlet-sink-", Builder.this.sinks, sinkUids, ChangeSink::name, ChangeSink::uidSeed);
         }
 
         private String plan(
                 StreamExecutionEnvironment environment,
+                UidPrefixes uids,
                 List<TableDescriptor> sourceTables,
                 List<TableDescriptor> sinkTables) {
             StringBuilder b = new StringBuilder("Pipeline '").append(jobName).append("'\n");
-            String sourcePrefix = sourceUid != null ? sourceUid : "inlet-source-" + source.name();
+            String sourcePrefix = uids.source;
             b.append("  source ")
                     .append(source)
                     .append("  (uid ")
@@ -417,8 +432,7 @@ public final class Pipeline {
             for (TableDescriptor t : sourceTables) {
                 b.append("    ").append(t).append('\n');
             }
-            List<String> transformPrefixes =
-                    prefixes("inlet-transform-", transforms, transformUids, ChangeTransform::name, Builder::definition);
+            List<String> transformPrefixes = uids.transforms;
             for (int i = 0; i < transforms.size(); i++) {
                 b.append("  transform #")
                         .append(i + 1)
@@ -428,7 +442,7 @@ public final class Pipeline {
                         .append(transformPrefixes.get(i))
                         .append(")\n");
             }
-            List<String> sinkPrefixes = prefixes("inlet-sink-", sinks, sinkUids, ChangeSink::name, ChangeSink::uidSeed);
+            List<String> sinkPrefixes = uids.sinks;
             for (int i = 0; i < sinks.size(); i++) {
                 b.append("  sink ")
                         .append(sinks.get(i))
@@ -622,13 +636,13 @@ public final class Pipeline {
 
         private void wire(
                 StreamExecutionEnvironment environment,
+                UidPrefixes uids,
                 List<TableDescriptor> sourceTables,
                 List<List<TableDescriptor>> stages,
                 List<TableDescriptor> sinkTables) {
-            String sourcePrefix = sourceUid != null ? sourceUid : "inlet-source-" + source.name();
-            List<String> transformPrefixes =
-                    prefixes("inlet-transform-", transforms, transformUids, ChangeTransform::name, Builder::definition);
-            List<String> sinkPrefixes = prefixes("inlet-sink-", sinks, sinkUids, ChangeSink::name, ChangeSink::uidSeed);
+            String sourcePrefix = uids.source;
+            List<String> transformPrefixes = uids.transforms;
+            List<String> sinkPrefixes = uids.sinks;
             ChangeEventTypeInfo sourceType = ChangeEventTypeInfo.of(sourceTables);
             List<SnapshotSignals> signals = new ArrayList<>(1);
             DataStream<ChangeEvent> stream = source.createStream(environment, new SourceContext() {

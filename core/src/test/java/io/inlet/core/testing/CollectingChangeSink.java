@@ -2,8 +2,8 @@ package io.inlet.core.testing;
 
 import io.inlet.core.event.ChangeEvent;
 import io.inlet.core.event.ChangeEventTypeInfo;
-import io.inlet.core.internal.PrimaryKeySelector;
 import io.inlet.core.spi.ChangeSink;
+import io.inlet.core.spi.PrimaryKeySelector;
 import io.inlet.core.spi.SinkContext;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;

@@ -1,6 +1,6 @@
-package io.inlet.core.internal;
+package io.inlet.core.spi;
 
-import io.inlet.annotation.Internal;
+import io.inlet.annotation.PublicEvolving;
 import io.inlet.core.event.ChangeEvent;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
@@ -15,10 +15,15 @@ import java.util.Map;
 
 /**
  * Keys change events by table and primary-key values (by table alone for tables without a key), so
- * that all changes of one row reach the same subtask in order. The key is a String: Flink
- * serializes it without Kryo.
+ * that all changes of one row reach the same subtask in order, as {@link ChangeSink#addSink} asks of
+ * sinks that write in parallel. The key is a String, the same in every JVM (binary values as hex):
+ * Flink serializes it without Kryo.
+ *
+ * <pre>{@code
+ * stream.keyBy(new PrimaryKeySelector(context.tables())).transform(...);
+ * }</pre>
  */
-@Internal
+@PublicEvolving
 public final class PrimaryKeySelector implements KeySelector<ChangeEvent, String> {
 
     private static final long serialVersionUID = 1L;
@@ -49,7 +54,15 @@ public final class PrimaryKeySelector implements KeySelector<ChangeEvent, String
         RowData.FieldGetter[] g = getters.get(event.tableId());
         if (g != null) {
             for (RowData.FieldGetter getter : g) {
-                key.append('\u0000').append(getter.getFieldOrNull(event.row()));
+                Object v = getter.getFieldOrNull(event.row());
+                key.append('\u0000');
+                if (v instanceof byte[]) {
+                    for (byte x : (byte[]) v) {
+                        key.append(Character.forDigit((x >> 4) & 0xF, 16)).append(Character.forDigit(x & 0xF, 16));
+                    }
+                } else {
+                    key.append(v);
+                }
             }
         }
         return key.toString();
