@@ -11,11 +11,11 @@ import io.inlet.sink.iceberg.internal.IcebergRowConverter;
 import io.inlet.sink.iceberg.internal.IcebergTables;
 import io.inlet.sink.iceberg.internal.SnapshotReconciler;
 import io.inlet.sink.iceberg.internal.TableCommittable;
+import io.inlet.sink.iceberg.internal.TableCommittableSerializer;
 import io.inlet.sink.iceberg.internal.TableKeySelector;
 import io.inlet.sink.iceberg.internal.TablesCommitter;
 import io.inlet.sink.iceberg.internal.TablesWriter;
 
-import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -278,11 +278,13 @@ public final class IcebergSink implements ChangeSink {
                         new TableKeySelector(context.tables(), byPartition))
                 .transform(
                         "Iceberg: write " + writes.size() + " table(s)",
-                        TypeInformation.of(TableCommittable.class),
+                        TableCommittableSerializer.TYPE,
                         new TablesWriter(catalog.loader(), writes))
                 .uid(context.uid("writer"))
                 .setParallelism(parallelism);
-        written.transform("Iceberg: commit", Types.VOID, new TablesCommitter(catalog.loader()))
+        List<String> tableNames = new ArrayList<>();
+        writes.values().forEach(w -> tableNames.add(w.table()));
+        written.transform("Iceberg: commit", Types.VOID, new TablesCommitter(catalog.loader(), tableNames))
                 .uid(context.uid("committer"))
                 .setParallelism(1)
                 .setMaxParallelism(1)

@@ -75,8 +75,10 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
     static final int MAX_ATTEMPTS = 10;
 
     private final CatalogLoader catalogLoader;
+    private final ArrayList<String> tables;
 
     private transient Catalog catalog;
+    private transient CommitMetrics metrics;
     private transient String lineage;
     /** Table → checkpoint → the files of that checkpoint, from every writer. */
     private transient Map<String, NavigableMap<Long, List<WriteResult>>> pending;
@@ -91,8 +93,10 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
     private transient ListState<byte[]> pendingState;
     private transient ListState<Tuple2<String, Long>> committedState;
 
-    public TablesCommitter(CatalogLoader catalogLoader) {
+    /** @param tables the tables the writers write, whose metrics exist from the start */
+    public TablesCommitter(CatalogLoader catalogLoader, List<String> tables) {
         this.catalogLoader = catalogLoader;
+        this.tables = new ArrayList<>(tables);
     }
 
     @Override
@@ -130,6 +134,8 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
     public void open() throws Exception {
         super.open();
         catalog = catalogLoader.loadCatalog();
+        metrics = new CommitMetrics(getMetricGroup());
+        tables.forEach(metrics::table);
         // Restored files: their checkpoint completed before the restore (or the restore would not
         // hold them), so they go now rather than with the next checkpoint.
         commitUpTo(Long.MAX_VALUE);
@@ -187,6 +193,10 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
                 failures.remove(t.getKey());
             } catch (RuntimeException e) {
                 int attempts = failures.merge(t.getKey(), 1, Integer::sum);
+                metrics.table(t.getKey()).failed();
+                // The commit may have reached the table all the same (a timeout after the catalog took it):
+                // the next attempt reads the table's last committed checkpoint again instead of trusting ours.
+                readFromTable.remove(t.getKey());
                 if (attempts >= MAX_ATTEMPTS) {
                     throw new IllegalStateException(
                             "Committing to Iceberg table " + t.getKey() + " failed " + attempts
@@ -232,14 +242,14 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
                 it.remove();
                 continue;
             }
-            commit(table, c.getKey(), c.getValue());
+            commit(name, table, c.getKey(), c.getValue());
             committed.put(name, c.getKey());
             last = c.getKey();
             it.remove();
         }
     }
 
-    private void commit(Table table, long checkpointId, List<WriteResult> results) {
+    private void commit(String name, Table table, long checkpointId, List<WriteResult> results) {
         List<DataFile> data = new ArrayList<>();
         List<DeleteFile> deletes = new ArrayList<>();
         List<CharSequence> referenced = new ArrayList<>();
@@ -265,13 +275,15 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
         delta.set("flink.job-id", getRuntimeContext().getJobId().toString());
         delta.set("flink.max-committed-checkpoint-id", String.valueOf(checkpointId));
         delta.commit();
+        long durationMs = (System.nanoTime() - start) / 1_000_000;
+        metrics.table(name).committed(data, deletes, durationMs);
         LOG.info(
                 "Iceberg table {}: committed checkpoint {} ({} data files, {} delete files) in {} ms.",
                 table.name(),
                 checkpointId,
                 data.size(),
                 deletes.size(),
-                (System.nanoTime() - start) / 1_000_000);
+                durationMs);
     }
 
     /** The last checkpoint the lineage committed to the table, from the snapshots' summaries; -1 if none. */

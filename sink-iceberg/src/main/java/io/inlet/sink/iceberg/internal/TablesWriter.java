@@ -83,6 +83,11 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
             this.upsert = upsert;
             this.upsertSnapshotRows = upsertSnapshotRows;
         }
+
+        /** The Iceberg table, as {@code TableIdentifier.toString()}. */
+        public String table() {
+            return table;
+        }
     }
 
     private final CatalogLoader catalogLoader;

@@ -1,8 +1,14 @@
 package io.inlet.sink.iceberg.internal;
 
+import io.inlet.sink.iceberg.FaultyCatalog;
 import io.inlet.sink.iceberg.IcebergCatalogConfig;
 import io.inlet.sink.iceberg.TestFiles;
 
+import org.apache.flink.api.common.ExecutionConfig;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
@@ -19,6 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -50,13 +57,15 @@ class TablesCommitterTest {
     }
 
     private TablesCommitter committer() {
-        return new TablesCommitter(IcebergCatalogConfig.of(
-                        "c",
-                        "hadoop",
-                        null,
-                        Map.of("warehouse", warehouse.toUri().toString()),
-                        Map.of())
-                .loader());
+        return new TablesCommitter(
+                IcebergCatalogConfig.of(
+                                "c",
+                                "hadoop",
+                                null,
+                                Map.of("warehouse", warehouse.toUri().toString()),
+                                Map.of())
+                        .loader(),
+                List.of("lake.orders", "lake.items"));
     }
 
     private OneInputStreamOperatorTestHarness<TableCommittable, Void> harness() throws Exception {
@@ -167,6 +176,49 @@ class TablesCommitterTest {
     }
 
     @Test
+    void aCommitThatFailsAfterChangingTheTableIsNotRepeated() throws Exception {
+        FaultyCatalog.Faults faults = FaultyCatalog.faults().failCommitsAfterApplying(1);
+        try (OneInputStreamOperatorTestHarness<TableCommittable, Void> h = new OneInputStreamOperatorTestHarness<>(
+                new TablesCommitter(faults.catalog(warehouse.toUri().toString()).loader(), List.of()), 1, 1, 0)) {
+            h.open();
+            h.processElement(insert(orders, 1, 1, "v1"));
+            h.snapshot(1L, 1L);
+            // The commit is in the table, but the committer is told it failed (a timeout after the commit).
+            h.notifyOfCompletedCheckpoint(1L);
+            assertThat(faults.failed()).isEqualTo(1);
+            h.processElement(insert(orders, 2, 2, "v2"));
+            h.snapshot(2L, 2L);
+            h.notifyOfCompletedCheckpoint(2L);
+        }
+        assertThat(TestFiles.rows(orders)).containsExactly("1=v1", "2=v2");
+        assertThat(snapshots(orders)).isEqualTo(2);
+    }
+
+    @Test
+    void aCommitThatFailsBeforeChangingTheTableIsRetriedInOrder() throws Exception {
+        FaultyCatalog.Faults faults = FaultyCatalog.faults().failCommitsBeforeApplying(2);
+        // Iceberg retries a failed commit itself; here each attempt of the committer fails once.
+        orders.updateProperties().set("commit.retry.num-retries", "0").commit();
+        try (OneInputStreamOperatorTestHarness<TableCommittable, Void> h = new OneInputStreamOperatorTestHarness<>(
+                new TablesCommitter(faults.catalog(warehouse.toUri().toString()).loader(), List.of()), 1, 1, 0)) {
+            h.open();
+            h.processElement(insert(orders, 1, 1, "v1"));
+            h.snapshot(1L, 1L);
+            h.notifyOfCompletedCheckpoint(1L);
+            h.processElement(update(orders, 2, 1, "v2"));
+            h.snapshot(2L, 2L);
+            h.notifyOfCompletedCheckpoint(2L);
+            assertThat(TestFiles.rows(orders)).isEmpty();
+            h.snapshot(3L, 3L);
+            h.notifyOfCompletedCheckpoint(3L);
+        }
+        assertThat(faults.failed()).isEqualTo(2);
+        // Checkpoint 1, then 2: each its own snapshot, so that 2's delete applies to 1's row.
+        assertThat(TestFiles.rows(orders)).containsExactly("1=v2");
+        assertThat(snapshots(orders)).isEqualTo(2);
+    }
+
+    @Test
     void shipsToTaskManagers() throws Exception {
         TablesCommitter committer = committer();
         assertThat(InstantiationUtil.clone(committer)).isNotNull();
@@ -180,5 +232,32 @@ class TablesCommitterTest {
         assertThat(copy.table()).isEqualTo("lake.orders");
         assertThat(copy.checkpointId()).isEqualTo(3);
         assertThat(copy.result().dataFiles()).hasSize(1);
+
+        // From writer to committer: Inlet's serializer, not Kryo.
+        TypeSerializer<TableCommittable> serializer =
+                TableCommittableSerializer.TYPE.createSerializer(new ExecutionConfig());
+        assertThat(serializer).isSameAs(TableCommittableSerializer.INSTANCE);
+        DataOutputSerializer out = new DataOutputSerializer(256);
+        serializer.serialize(c, out);
+        serializer.serialize(c, out);
+        DataInputDeserializer in = new DataInputDeserializer(out.getCopyOfBuffer());
+        DataOutputSerializer copied = new DataOutputSerializer(16 * 1024);
+        serializer.copy(in, copied);
+        TableCommittable back = serializer.deserialize(in);
+        assertThat(in.available()).isZero();
+        assertThat(copied.getCopyOfBuffer()).hasSize(out.length() / 2);
+        assertThat(back.table()).isEqualTo("lake.orders");
+        assertThat(back.checkpointId()).isEqualTo(3);
+        assertThat(back.result().dataFiles()[0].path())
+                .isEqualTo(c.result().dataFiles()[0].path());
+        assertThat(back.result().dataFiles()[0].recordCount()).isEqualTo(1);
+
+        DataOutputSerializer snapshot = new DataOutputSerializer(64);
+        TypeSerializerSnapshot.writeVersionedSnapshot(snapshot, serializer.snapshotConfiguration());
+        TypeSerializerSnapshot<TableCommittable> restored = TypeSerializerSnapshot.readVersionedSnapshot(
+                new DataInputDeserializer(snapshot.getCopyOfBuffer()),
+                getClass().getClassLoader());
+        assertThat(restored.resolveSchemaCompatibility(serializer).isCompatibleAsIs())
+                .isTrue();
     }
 }

@@ -85,7 +85,7 @@ class TablesWriterTest {
         try (OneInputStreamOperatorTestHarness<ChangeEvent, TableCommittable> w =
                         new OneInputStreamOperatorTestHarness<>(writer(upsert), 1, 1, 0);
                 OneInputStreamOperatorTestHarness<TableCommittable, Void> c =
-                        new OneInputStreamOperatorTestHarness<>(new TablesCommitter(loader), 1, 1, 0)) {
+                        new OneInputStreamOperatorTestHarness<>(new TablesCommitter(loader, List.of()), 1, 1, 0)) {
             w.open();
             c.open();
             w.processElement(change(ORDERS, RowKind.INSERT, 1, "v1"));
