@@ -87,6 +87,8 @@ public final class IcebergSink implements ChangeSink {
     private final Map<String, String> tableProperties;
     private final Map<String, String> partitionSpecs;
     private final boolean reconcileSnapshots;
+    private final int maxOpenWriters;
+    private final long maxBufferedBytes;
 
     private IcebergSink(Builder b) {
         this.catalog = IcebergCatalogConfig.of(
@@ -98,6 +100,8 @@ public final class IcebergSink implements ChangeSink {
         this.tableProperties = new LinkedHashMap<>(b.tableProperties);
         this.partitionSpecs = new LinkedHashMap<>(b.partitionSpecs);
         this.reconcileSnapshots = b.reconcileSnapshots;
+        this.maxOpenWriters = b.maxOpenWriters;
+        this.maxBufferedBytes = b.maxBufferedBytes;
     }
 
     public static Builder builder() {
@@ -279,7 +283,7 @@ public final class IcebergSink implements ChangeSink {
                 .transform(
                         "Iceberg: write " + writes.size() + " table(s)",
                         TableCommittableSerializer.TYPE,
-                        new TablesWriter(catalog.loader(), writes))
+                        new TablesWriter(catalog.loader(), writes, maxOpenWriters, maxBufferedBytes))
                 .uid(context.uid("writer"))
                 .setParallelism(parallelism);
         List<String> tableNames = new ArrayList<>();
@@ -447,6 +451,9 @@ public final class IcebergSink implements ChangeSink {
         private final Map<String, String> tableProperties = new LinkedHashMap<>();
         private final Map<String, String> partitionSpecs = new LinkedHashMap<>();
         private boolean reconcileSnapshots = IcebergSinkOptions.RECONCILE_SNAPSHOTS.defaultValue();
+        private int maxOpenWriters = IcebergSinkOptions.WRITE_MAX_OPEN_WRITERS.defaultValue();
+        private long maxBufferedBytes =
+                IcebergSinkOptions.WRITE_MAX_BUFFERED_BYTES.defaultValue().getBytes();
 
         private Builder() {}
 
@@ -504,6 +511,21 @@ public final class IcebergSink implements ChangeSink {
             return this;
         }
 
+        /** Open table writers per write subtask; see {@link IcebergSinkOptions#WRITE_MAX_OPEN_WRITERS}. */
+        public Builder maxOpenWriters(int writers) {
+            this.maxOpenWriters = writers;
+            return this;
+        }
+
+        /**
+         * Estimated bytes the open writers of a write subtask hold; see {@link
+         * IcebergSinkOptions#WRITE_MAX_BUFFERED_BYTES}.
+         */
+        public Builder maxBufferedBytes(long bytes) {
+            this.maxBufferedBytes = bytes;
+            return this;
+        }
+
         public Builder distributionMode(String mode) {
             try {
                 this.distributionMode = DistributionMode.fromName(mode);
@@ -543,6 +565,13 @@ public final class IcebergSink implements ChangeSink {
             List<String> problems = new ArrayList<>();
             if (writeParallelism != null && writeParallelism < 1) {
                 problems.add("'write-parallelism' must be positive, was " + writeParallelism + ".");
+            }
+            if (maxOpenWriters < 1) {
+                problems.add("'write-max-open-writers' must be positive, was " + maxOpenWriters + ".");
+            }
+            if (maxBufferedBytes < 1) {
+                problems.add("'write-max-buffered-bytes' must be positive, was " + maxBufferedBytes
+                        + "; give a size such as '256mb'.");
             }
             if (distributionMode == DistributionMode.RANGE) {
                 problems.add(

@@ -39,6 +39,8 @@ public final class IcebergSinkFactory implements ChangeSinkFactory {
                 DEFAULT_DATABASE,
                 WRITE_MODE,
                 WRITE_PARALLELISM,
+                WRITE_MAX_OPEN_WRITERS,
+                WRITE_MAX_BUFFERED_BYTES,
                 DISTRIBUTION_MODE,
                 RECONCILE_SNAPSHOTS);
     }
@@ -58,7 +60,9 @@ public final class IcebergSinkFactory implements ChangeSinkFactory {
                 .defaultDatabase(o.get(DEFAULT_DATABASE))
                 .writeMode(WriteMode.of(o.get(WRITE_MODE)))
                 .distributionMode(o.get(DISTRIBUTION_MODE))
-                .reconcileSnapshots(o.get(RECONCILE_SNAPSHOTS));
+                .reconcileSnapshots(o.get(RECONCILE_SNAPSHOTS))
+                .maxOpenWriters(o.get(WRITE_MAX_OPEN_WRITERS))
+                .maxBufferedBytes(o.get(WRITE_MAX_BUFFERED_BYTES).getBytes());
         o.getOptional(CATALOG_IMPL).ifPresent(b::catalogImpl);
         o.getOptional(WAREHOUSE).ifPresent(b::warehouse);
         o.getOptional(URI).ifPresent(b::uri);

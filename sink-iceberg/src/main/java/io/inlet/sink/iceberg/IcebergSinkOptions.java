@@ -4,6 +4,7 @@ import io.inlet.annotation.PublicEvolving;
 
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.MemorySize;
 
 /**
  * Options of the {@code iceberg} sink. Catalog keys are those of Iceberg's Flink catalog ({@code
@@ -63,6 +64,22 @@ public final class IcebergSinkOptions {
             .intType()
             .noDefaultValue()
             .withDescription("Parallelism of the writers of each table. Default: the job's.");
+
+    public static final ConfigOption<Integer> WRITE_MAX_OPEN_WRITERS = ConfigOptions.key("write-max-open-writers")
+            .intType()
+            .defaultValue(1000)
+            .withDescription("Open table writers per write subtask, each with its files. Beyond it the least recently"
+                    + " used writer closes its files before the checkpoint; they are committed with the checkpoint as"
+                    + " their own snapshot, before the files of the same table written after them.");
+
+    public static final ConfigOption<MemorySize> WRITE_MAX_BUFFERED_BYTES = ConfigOptions.key(
+                    "write-max-buffered-bytes")
+            .memoryType()
+            .defaultValue(MemorySize.parse("256mb"))
+            .withDescription("Estimated bytes of rows the open writers of one write subtask hold since the last"
+                    + " checkpoint (file buffers, and the keys a writer remembers to delete its own rows by position)."
+                    + " Beyond it the least recently used writers close their files early, as with"
+                    + " write-max-open-writers. Count it against the task manager's heap.");
 
     public static final ConfigOption<String> DISTRIBUTION_MODE = ConfigOptions.key("distribution-mode")
             .stringType()

@@ -54,14 +54,26 @@ class InjectedFailuresITCase {
         faults.put("committer: a commit fails after the catalog took it", f -> f.failCommitsAfterApplying(1));
         faults.put("committer: two commits fail before the catalog takes them", f -> f.failCommitsBeforeApplying(2));
         for (WriteMode mode : List.of(WriteMode.UPSERT, WriteMode.CHANGELOG)) {
-            faults.forEach((name, fault) -> out.add(Arguments.of(name, mode, fault)));
+            faults.forEach((name, fault) -> out.add(Arguments.of(name, mode, fault, false)));
+            // Writers closed early for memory: checkpoints in parts, a death between two of them.
+            out.add(Arguments.of("committer: the third commit dies after the catalog took it", mode, crash(3), true));
+            out.add(Arguments.of("writer: the ninth file cannot be written", mode, failWrite(9), true));
         }
         return out.stream();
     }
 
-    @ParameterizedTest(name = "{0}, {1}")
+    private static Consumer<FaultyCatalog.Faults> crash(int nth) {
+        return f -> f.crashCommit(nth, true);
+    }
+
+    private static Consumer<FaultyCatalog.Faults> failWrite(int nth) {
+        return f -> f.failFileWrite(nth);
+    }
+
+    @ParameterizedTest(name = "{0}, {1}, tight bounds {3}")
     @MethodSource("failures")
-    void endsEqualToTheChanges(String name, WriteMode mode, Consumer<FaultyCatalog.Faults> fault) throws Exception {
+    void endsEqualToTheChanges(String name, WriteMode mode, Consumer<FaultyCatalog.Faults> fault, boolean tight)
+            throws Exception {
         String db = "faults_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
         TableDescriptor table = TableDescriptor.builder(TableId.of(db, "t"))
                 .column("id", DataTypes.INT().notNull())
@@ -106,6 +118,10 @@ class InjectedFailuresITCase {
                 .writeMode(mode)
                 .writeParallelism(2)
                 .tableProperty("write.format.default", "avro");
+        if (tight) {
+            // About 5 rows per writer before it closes early: every checkpoint comes in parts.
+            sink.maxBufferedBytes(500);
+        }
         faults.properties(warehouse.toUri().toString()).forEach(sink::catalogProperty);
         Pipeline.builder()
                 .environment(env)

@@ -17,7 +17,7 @@ import java.io.IOException;
 
 /**
  * Ships {@link TableCommittable}s from the writers to the committer without Kryo: the table and
- * checkpoint as fields, the {@link WriteResult} (Iceberg's data and delete files, which Iceberg makes
+ * checkpoint and part as fields, the {@link WriteResult} (Iceberg's data and delete files, which Iceberg makes
  * Java-serializable and nothing else) as a length-prefixed Java serialization. A leading version
  * byte leaves room for another encoding.
  */
@@ -64,6 +64,7 @@ public final class TableCommittableSerializer extends TypeSerializerSingleton<Ta
         out.writeByte(VERSION);
         out.writeUTF(c.table());
         out.writeLong(c.checkpointId());
+        out.writeInt(c.part());
         byte[] result = InstantiationUtil.serializeObject(c.result());
         out.writeInt(result.length);
         out.write(result);
@@ -78,12 +79,13 @@ public final class TableCommittableSerializer extends TypeSerializerSingleton<Ta
         }
         String table = in.readUTF();
         long checkpointId = in.readLong();
+        int part = in.readInt();
         byte[] bytes = new byte[in.readInt()];
         in.readFully(bytes);
         try {
             WriteResult result = InstantiationUtil.deserializeObject(
                     bytes, Thread.currentThread().getContextClassLoader());
-            return TableCommittable.of(table, checkpointId, result);
+            return TableCommittable.of(table, checkpointId, part, result);
         } catch (ClassNotFoundException e) {
             throw new IOException("Iceberg's classes are missing where the committer runs", e);
         }
@@ -99,6 +101,7 @@ public final class TableCommittableSerializer extends TypeSerializerSingleton<Ta
         out.writeByte(in.readByte());
         out.writeUTF(in.readUTF());
         out.writeLong(in.readLong());
+        out.writeInt(in.readInt());
         int length = in.readInt();
         out.writeInt(length);
         out.write(in, length);

@@ -57,6 +57,10 @@ import java.util.UUID;
  * whose commit fails keeps its files and is tried again after the next checkpoint, without holding
  * up the other tables; after {@link #MAX_ATTEMPTS} failures in a row the job fails.
  *
+ * <p>A checkpoint of a table may come in parts ({@link TableCommittable#part()}: a writer closed
+ * early for memory): each part is a snapshot of its own, in part order, marked with {@value #PART} and
+ * {@value #PARTS}, so that a restore between two parts commits only the rest.
+ *
  * <p>Runs with parallelism one.
  */
 @Internal
@@ -71,6 +75,11 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
 
     public static final String CHECKPOINT = "inlet.checkpoint-id";
 
+    /** Snapshot summary keys: which part of the checkpoint a snapshot commits, of how many. */
+    public static final String PART = "inlet.checkpoint-part";
+
+    public static final String PARTS = "inlet.checkpoint-parts";
+
     /** Failed attempts in a row for one table before the job fails. */
     static final int MAX_ATTEMPTS = 10;
 
@@ -80,10 +89,10 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
     private transient Catalog catalog;
     private transient CommitMetrics metrics;
     private transient String lineage;
-    /** Table → checkpoint → the files of that checkpoint, from every writer. */
-    private transient Map<String, NavigableMap<Long, List<WriteResult>>> pending;
-    /** Table → the last checkpoint this lineage committed to it. */
-    private transient Map<String, Long> committed;
+    /** Table → checkpoint → part → the files of that part, from every writer. */
+    private transient Map<String, NavigableMap<Long, NavigableMap<Integer, List<WriteResult>>>> pending;
+    /** Table → how far this lineage committed to it. */
+    private transient Map<String, Position> committed;
 
     private transient Map<String, Integer> failures;
     /** Tables whose last committed checkpoint this run has read from their snapshots. */
@@ -126,7 +135,7 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
             add(c);
         }
         for (Tuple2<String, Long> t : committedState.get()) {
-            committed.merge(t.f0, t.f1, Math::max);
+            committed.merge(t.f0, Position.complete(t.f1), Position::max);
         }
     }
 
@@ -148,7 +157,8 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
 
     private void add(TableCommittable c) {
         pending.computeIfAbsent(c.table(), t -> new TreeMap<>())
-                .computeIfAbsent(c.checkpointId(), id -> new ArrayList<>())
+                .computeIfAbsent(c.checkpointId(), id -> new TreeMap<>())
+                .computeIfAbsent(c.part(), p -> new ArrayList<>())
                 .add(c.result());
     }
 
@@ -157,16 +167,21 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
         super.snapshotState(context);
         lineageState.update(List.of(lineage));
         List<byte[]> out = new ArrayList<>();
-        for (Map.Entry<String, NavigableMap<Long, List<WriteResult>>> t : pending.entrySet()) {
-            for (Map.Entry<Long, List<WriteResult>> c : t.getValue().entrySet()) {
-                for (WriteResult r : c.getValue()) {
-                    out.add(InstantiationUtil.serializeObject(TableCommittable.of(t.getKey(), c.getKey(), r)));
+        for (Map.Entry<String, NavigableMap<Long, NavigableMap<Integer, List<WriteResult>>>> t : pending.entrySet()) {
+            for (Map.Entry<Long, NavigableMap<Integer, List<WriteResult>>> c :
+                    t.getValue().entrySet()) {
+                for (Map.Entry<Integer, List<WriteResult>> p : c.getValue().entrySet()) {
+                    for (WriteResult r : p.getValue()) {
+                        out.add(InstantiationUtil.serializeObject(
+                                TableCommittable.of(t.getKey(), c.getKey(), p.getKey(), r)));
+                    }
                 }
             }
         }
         pendingState.update(out);
         List<Tuple2<String, Long>> done = new ArrayList<>();
-        committed.forEach((table, id) -> done.add(Tuple2.of(table, id)));
+        // Whole checkpoints only: a restore reads a checkpoint's committed parts from the table.
+        committed.forEach((table, at) -> done.add(Tuple2.of(table, at.completeCheckpoint())));
         committedState.update(done);
     }
 
@@ -184,10 +199,10 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
 
     /** Commits, per table and in checkpoint order, every pending checkpoint up to the given one. */
     private void commitUpTo(long checkpointId) {
-        Iterator<Map.Entry<String, NavigableMap<Long, List<WriteResult>>>> tables =
+        Iterator<Map.Entry<String, NavigableMap<Long, NavigableMap<Integer, List<WriteResult>>>>> tables =
                 pending.entrySet().iterator();
         while (tables.hasNext()) {
-            Map.Entry<String, NavigableMap<Long, List<WriteResult>>> t = tables.next();
+            Map.Entry<String, NavigableMap<Long, NavigableMap<Integer, List<WriteResult>>>> t = tables.next();
             try {
                 commitTable(t.getKey(), t.getValue().headMap(checkpointId, true));
                 failures.remove(t.getKey());
@@ -218,38 +233,52 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
         }
     }
 
-    /** Commits the checkpoints in order, one snapshot each, removing each from the map once it is in the table. */
-    private void commitTable(String name, NavigableMap<Long, List<WriteResult>> checkpoints) {
+    /**
+     * Commits the checkpoints in order, each part its own snapshot in part order, removing each from the map
+     * once it is in the table.
+     */
+    private void commitTable(String name, NavigableMap<Long, NavigableMap<Integer, List<WriteResult>>> checkpoints) {
         if (checkpoints.isEmpty()) {
             return;
         }
         Table table = catalog.loadTable(TableIdentifier.parse(name));
         // The state may be older than the table (a commit after the checkpoint restored from): the table decides,
-        // read once per run.
-        long last = committed.getOrDefault(name, -1L);
+        // read once per run and after each failed attempt.
+        Position last = committed.getOrDefault(name, Position.NONE);
         if (readFromTable.add(name)) {
-            last = Math.max(last, lastCommitted(table, lineage));
+            last = Position.max(last, lastCommitted(table, lineage));
             committed.put(name, last);
         }
-        Iterator<Map.Entry<Long, List<WriteResult>>> it = checkpoints.entrySet().iterator();
+        Iterator<Map.Entry<Long, NavigableMap<Integer, List<WriteResult>>>> it =
+                checkpoints.entrySet().iterator();
         while (it.hasNext()) {
-            Map.Entry<Long, List<WriteResult>> c = it.next();
-            if (c.getKey() <= last) {
-                LOG.info(
-                        "Iceberg table {}: checkpoint {} is committed already (restored files); skipped.",
-                        name,
-                        c.getKey());
-                it.remove();
-                continue;
+            Map.Entry<Long, NavigableMap<Integer, List<WriteResult>>> c = it.next();
+            long checkpointId = c.getKey();
+            int parts = c.getValue().lastKey() + 1;
+            Iterator<Map.Entry<Integer, List<WriteResult>>> pit =
+                    c.getValue().entrySet().iterator();
+            while (pit.hasNext()) {
+                Map.Entry<Integer, List<WriteResult>> p = pit.next();
+                if (last.covers(checkpointId, p.getKey())) {
+                    LOG.info(
+                            "Iceberg table {}: checkpoint {} part {} is committed already (restored files); skipped.",
+                            name,
+                            checkpointId,
+                            p.getKey());
+                } else {
+                    commit(name, table, checkpointId, p.getKey(), parts, p.getValue());
+                    last = Position.of(checkpointId, p.getKey(), parts);
+                    committed.put(name, last);
+                }
+                pit.remove();
             }
-            commit(name, table, c.getKey(), c.getValue());
-            committed.put(name, c.getKey());
-            last = c.getKey();
+            last = Position.complete(checkpointId);
+            committed.put(name, last);
             it.remove();
         }
     }
 
-    private void commit(String name, Table table, long checkpointId, List<WriteResult> results) {
+    private void commit(String name, Table table, long checkpointId, int part, int parts, List<WriteResult> results) {
         List<DataFile> data = new ArrayList<>();
         List<DeleteFile> deletes = new ArrayList<>();
         List<CharSequence> referenced = new ArrayList<>();
@@ -271,33 +300,87 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
         }
         delta.set(LINEAGE, lineage);
         delta.set(CHECKPOINT, String.valueOf(checkpointId));
-        // Iceberg's own committer's keys, which readers and tools (and SnapshotReconciler) know.
+        if (parts > 1) {
+            delta.set(PART, String.valueOf(part));
+            delta.set(PARTS, String.valueOf(parts));
+        }
+        // Iceberg's own committer's keys, which readers and tools (and SnapshotReconciler) know. Before the
+        // last part, the checkpoint is not committed yet.
         delta.set("flink.job-id", getRuntimeContext().getJobId().toString());
-        delta.set("flink.max-committed-checkpoint-id", String.valueOf(checkpointId));
+        delta.set(
+                "flink.max-committed-checkpoint-id",
+                String.valueOf(part == parts - 1 ? checkpointId : checkpointId - 1));
         delta.commit();
         long durationMs = (System.nanoTime() - start) / 1_000_000;
         metrics.table(name).committed(data, deletes, durationMs);
         LOG.info(
-                "Iceberg table {}: committed checkpoint {} ({} data files, {} delete files) in {} ms.",
+                "Iceberg table {}: committed checkpoint {}{} ({} data files, {} delete files) in {} ms.",
                 table.name(),
                 checkpointId,
+                parts > 1 ? " part " + (part + 1) + " of " + parts : "",
                 data.size(),
                 deletes.size(),
                 durationMs);
     }
 
-    /** The last checkpoint the lineage committed to the table, from the snapshots' summaries; -1 if none. */
+    /** How far the lineage committed to the table, from the snapshots' summaries. */
     @VisibleForTesting
-    static long lastCommitted(Table table, String lineage) {
+    static Position lastCommitted(Table table, String lineage) {
         for (Snapshot s = table.currentSnapshot(); s != null; ) {
             Map<String, String> summary = s.summary();
             if (lineage.equals(summary.get(LINEAGE))) {
-                return Long.parseLong(summary.get(CHECKPOINT));
+                return Position.of(
+                        Long.parseLong(summary.get(CHECKPOINT)),
+                        Integer.parseInt(summary.getOrDefault(PART, "0")),
+                        Integer.parseInt(summary.getOrDefault(PARTS, "1")));
             }
             Long parent = s.parentId();
             s = parent == null ? null : table.snapshot(parent);
         }
-        return -1L;
+        return Position.NONE;
+    }
+
+    /** How far a table is committed: every part up to {@code part} of {@code checkpoint}, and all before. */
+    @VisibleForTesting
+    static final class Position {
+        static final Position NONE = complete(-1L);
+
+        final long checkpoint;
+        /** The last committed part of the checkpoint; {@link Integer#MAX_VALUE} once all are. */
+        final int part;
+
+        private Position(long checkpoint, int part) {
+            this.checkpoint = checkpoint;
+            this.part = part;
+        }
+
+        static Position complete(long checkpoint) {
+            return new Position(checkpoint, Integer.MAX_VALUE);
+        }
+
+        static Position of(long checkpoint, int part, int parts) {
+            return part >= parts - 1 ? complete(checkpoint) : new Position(checkpoint, part);
+        }
+
+        static Position max(Position a, Position b) {
+            return a.checkpoint != b.checkpoint ? (a.checkpoint > b.checkpoint ? a : b) : (a.part >= b.part ? a : b);
+        }
+
+        boolean covers(long checkpointId, int partOf) {
+            return checkpointId < checkpoint || (checkpointId == checkpoint && partOf <= part);
+        }
+
+        /** The last checkpoint committed whole. */
+        long completeCheckpoint() {
+            return part == Integer.MAX_VALUE ? checkpoint : checkpoint - 1;
+        }
+
+        @Override
+        public String toString() {
+            return part == Integer.MAX_VALUE
+                    ? "checkpoint " + checkpoint
+                    : "checkpoint " + checkpoint + " part " + part;
+        }
     }
 
     @VisibleForTesting

@@ -5,6 +5,8 @@ import io.inlet.core.event.ChangeEvent;
 import io.inlet.core.event.SourcePosition;
 import io.inlet.core.table.TableId;
 
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
@@ -24,12 +26,15 @@ import org.apache.iceberg.flink.sink.RowDataTaskWriterFactory;
 import org.apache.iceberg.io.TaskWriter;
 import org.apache.iceberg.io.WriteResult;
 import org.apache.iceberg.util.PropertyUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -43,6 +48,11 @@ import java.util.Map;
  * key before each insert; changelog tables apply {@code -U}/{@code -D} as deletes, and upsert the rows
  * of a snapshot when the table held rows (they may repeat rows it has).
  *
+ * <p>Memory is bounded: beyond {@code write-max-open-writers} open writers, or beyond {@code
+ * write-max-buffered-bytes} estimated in them ({@link RowSize}), the least recently used writers
+ * complete early. Their files wait for the checkpoint and go out before the table's later files, as
+ * earlier parts of it ({@link TableCommittable#part()}).
+ *
  * <p>Changes of one key must reach one subtask in order: the stream is keyed by table and primary key
  * upstream.
  */
@@ -51,6 +61,7 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
         implements OneInputStreamOperator<ChangeEvent, TableCommittable>, BoundedOneInput {
 
     private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(TablesWriter.class);
     private static final RowData NO_FIELDS = new GenericRowData(0);
 
     /** How one table is written. */
@@ -92,15 +103,42 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
 
     private final CatalogLoader catalogLoader;
     private final HashMap<TableId, TableWrite> tables;
+    private final int maxOpenWriters;
+    private final long maxBufferedBytes;
 
     private transient Catalog catalog;
     private transient Map<TableId, RowDataTaskWriterFactory> factories;
-    /** The writers open since the last checkpoint, in the order they were opened. */
-    private transient Map<TableId, TaskWriter<RowData>> open;
+    /** The writers open since the last checkpoint, least recently used first. */
+    private transient LinkedHashMap<TableId, OpenWriter> open;
+    /** Per table, the files of its writers closed early since the last checkpoint, in the order they closed. */
+    private transient Map<TableId, List<WriteResult>> closedEarly;
+    /** Per table, an estimate of the bytes a row of it holds in a writer. */
+    private transient Map<TableId, RowSize> rowSizes;
 
-    public TablesWriter(CatalogLoader catalogLoader, Map<TableId, TableWrite> tables) {
+    private transient long buffered;
+    private transient boolean warnedOfEarlyCloses;
+    private transient Counter writersClosedEarly;
+
+    /**
+     * @param maxOpenWriters beyond it, the least recently used writer closes its files before the checkpoint
+     * @param maxBufferedBytes beyond this estimate of the rows the open writers hold, the same
+     */
+    public TablesWriter(
+            CatalogLoader catalogLoader, Map<TableId, TableWrite> tables, int maxOpenWriters, long maxBufferedBytes) {
         this.catalogLoader = catalogLoader;
         this.tables = new HashMap<>(tables);
+        this.maxOpenWriters = maxOpenWriters;
+        this.maxBufferedBytes = maxBufferedBytes;
+    }
+
+    /** An open writer and the bytes estimated in it. */
+    private static final class OpenWriter {
+        final TaskWriter<RowData> writer;
+        long bytes;
+
+        OpenWriter(TaskWriter<RowData> writer) {
+            this.writer = writer;
+        }
     }
 
     @Override
@@ -108,7 +146,13 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
         super.open();
         catalog = catalogLoader.loadCatalog();
         factories = new HashMap<>();
-        open = new LinkedHashMap<>();
+        // Access order: a write moves its table's writer to the end, the first is the least recently used.
+        open = new LinkedHashMap<>(16, 0.75f, true);
+        closedEarly = new HashMap<>();
+        rowSizes = new HashMap<>();
+        writersClosedEarly = getMetricGroup().counter("writersClosedEarly");
+        getMetricGroup().gauge("openWriters", (Gauge<Integer>) () -> open.size());
+        getMetricGroup().gauge("bufferedBytesEstimate", (Gauge<Long>) () -> buffered);
         int subtask = getRuntimeContext().getIndexOfThisSubtask();
         int attempt = getRuntimeContext().getAttemptNumber();
         for (Map.Entry<TableId, TableWrite> e : tables.entrySet()) {
@@ -141,16 +185,59 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
             throw new IllegalStateException(
                     "The Iceberg sink got an event of table " + event.tableId() + ", which it was not built for.");
         }
-        TaskWriter<RowData> writer =
-                open.computeIfAbsent(event.tableId(), id -> factories.get(id).create());
+        OpenWriter open = this.open.get(event.tableId());
+        if (open == null) {
+            open = new OpenWriter(factories.get(event.tableId()).create());
+            this.open.put(event.tableId(), open);
+        }
         RowData row = w.converter.convert(event.row());
+        long bytes = rowSizes.computeIfAbsent(event.tableId(), id -> new RowSize(w.type))
+                .of(row);
         if (w.upsertSnapshotRows
                 && event.position().kind() == SourcePosition.Kind.SNAPSHOT
                 && event.kind() == RowKind.INSERT) {
             // The delete is the row's values under another kind, not a copy: joined with a row of no fields.
-            writer.write(new JoinedRowData(RowKind.DELETE, row, NO_FIELDS));
+            open.writer.write(new JoinedRowData(RowKind.DELETE, row, NO_FIELDS));
         }
-        writer.write(row);
+        open.writer.write(row);
+        open.bytes += bytes;
+        buffered += bytes;
+        if (this.open.size() > maxOpenWriters || buffered > maxBufferedBytes) {
+            closeLeastRecentlyUsed();
+        }
+    }
+
+    /**
+     * Closes writers, least recently used first, until both bounds hold. Their files wait here for the
+     * checkpoint: its id is not known before its barrier.
+     */
+    private void closeLeastRecentlyUsed() throws IOException {
+        Iterator<Map.Entry<TableId, OpenWriter>> it = open.entrySet().iterator();
+        while (it.hasNext() && (open.size() > maxOpenWriters || buffered > maxBufferedBytes)) {
+            Map.Entry<TableId, OpenWriter> e = it.next();
+            WriteResult result = e.getValue().writer.complete();
+            buffered -= e.getValue().bytes;
+            it.remove();
+            writersClosedEarly.inc();
+            if (result.dataFiles().length > 0 || result.deleteFiles().length > 0) {
+                closedEarly.computeIfAbsent(e.getKey(), id -> new ArrayList<>()).add(result);
+            }
+            if (!warnedOfEarlyCloses) {
+                warnedOfEarlyCloses = true;
+                LOG.warn(
+                        "Iceberg writer {}: closed the files of table {} before the checkpoint to stay within"
+                                + " write-max-open-writers = {} and write-max-buffered-bytes = {} (open: {}, ~{}"
+                                + " bytes). Each early close is one more file and one more snapshot; raise the"
+                                + " bounds if the heap allows, or checkpoint more often. (Logged once; see the"
+                                + " metric writersClosedEarly.)",
+                        getRuntimeContext().getIndexOfThisSubtask(),
+                        e.getKey(),
+                        maxOpenWriters,
+                        maxBufferedBytes,
+                        open.size(),
+                        buffered);
+            }
+        }
     }
 
     @Override
@@ -165,22 +252,36 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
         flush(Long.MAX_VALUE);
     }
 
+    /** Sends, per table, the files of its writers closed early and then of its open one, as parts in that order. */
     private void flush(long checkpointId) throws IOException {
-        for (Map.Entry<TableId, TaskWriter<RowData>> e : open.entrySet()) {
-            WriteResult result = e.getValue().complete();
-            if (result.dataFiles().length > 0 || result.deleteFiles().length > 0) {
-                output.collect(
-                        new StreamRecord<>(TableCommittable.of(tables.get(e.getKey()).table, checkpointId, result)));
+        Map<TableId, Integer> parts = new HashMap<>();
+        for (Map.Entry<TableId, List<WriteResult>> e : closedEarly.entrySet()) {
+            for (WriteResult result : e.getValue()) {
+                emit(e.getKey(), checkpointId, parts.merge(e.getKey(), 1, Integer::sum) - 1, result);
             }
         }
+        for (Map.Entry<TableId, OpenWriter> e : open.entrySet()) {
+            WriteResult result = e.getValue().writer.complete();
+            if (result.dataFiles().length > 0 || result.deleteFiles().length > 0) {
+                emit(e.getKey(), checkpointId, parts.merge(e.getKey(), 1, Integer::sum) - 1, result);
+            }
+        }
+        closedEarly.clear();
         open.clear();
+        buffered = 0;
+    }
+
+    private void emit(TableId id, long checkpointId, int part, WriteResult result) {
+        output.collect(new StreamRecord<>(TableCommittable.of(tables.get(id).table, checkpointId, part, result)));
     }
 
     @Override
     public void close() throws Exception {
         try {
-            for (TaskWriter<RowData> w : open.values()) {
-                w.close();
+            if (open != null) {
+                for (OpenWriter w : open.values()) {
+                    w.writer.close();
+                }
             }
             if (catalog instanceof Closeable) {
                 ((Closeable) catalog).close();

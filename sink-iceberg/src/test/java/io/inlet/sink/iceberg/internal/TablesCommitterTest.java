@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The committer against real Iceberg tables, through Flink's operator test harness. */
 class TablesCommitterTest {
@@ -216,6 +217,37 @@ class TablesCommitterTest {
         // Checkpoint 1, then 2: each its own snapshot, so that 2's delete applies to 1's row.
         assertThat(TestFiles.rows(orders)).containsExactly("1=v2");
         assertThat(snapshots(orders)).isEqualTo(2);
+    }
+
+    @Test
+    void aRestoreBetweenTwoPartsOfACheckpointCommitsOnlyTheRest() throws Exception {
+        FaultyCatalog.Faults faults = FaultyCatalog.faults().crashCommit(2, true);
+        OperatorSubtaskState state;
+        OneInputStreamOperatorTestHarness<TableCommittable, Void> h = new OneInputStreamOperatorTestHarness<>(
+                new TablesCommitter(faults.catalog(warehouse.toUri().toString()).loader(), List.of()), 1, 1, 0);
+        h.open();
+        // Three writers of one table in checkpoint 1 (two closed early): three parts.
+        h.processElement(part(insert(orders, 1, 1, "v1"), 0));
+        h.processElement(part(update(orders, 1, 1, "v2"), 1));
+        h.processElement(part(insert(orders, 1, 2, "y"), 2));
+        state = h.snapshot(1L, 1L);
+        // The task dies right after the catalog took part 1.
+        assertThatThrownBy(() -> h.notifyOfCompletedCheckpoint(1L)).isInstanceOf(FaultyCatalog.InjectedCrash.class);
+        assertThat(TestFiles.rows(orders)).containsExactly("1=v2");
+        try (OneInputStreamOperatorTestHarness<TableCommittable, Void> restored = harness()) {
+            restored.initializeState(state);
+            restored.open();
+        }
+        assertThat(TestFiles.rows(orders)).containsExactly("1=v2", "2=y");
+        assertThat(snapshots(orders)).isEqualTo(3);
+        assertThat(orders.currentSnapshot().summary())
+                .containsEntry(TablesCommitter.PART, "2")
+                .containsEntry(TablesCommitter.PARTS, "3");
+    }
+
+    private static StreamRecord<TableCommittable> part(StreamRecord<TableCommittable> r, int part) {
+        TableCommittable c = r.getValue();
+        return new StreamRecord<>(TableCommittable.of(c.table(), c.checkpointId(), part, c.result()));
     }
 
     @Test

@@ -15,6 +15,7 @@ import org.apache.flink.types.RowKind;
 import org.apache.flink.util.InstantiationUtil;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.flink.CatalogLoader;
@@ -23,6 +24,8 @@ import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -64,11 +67,15 @@ class TablesWriterTest {
     }
 
     private TablesWriter writer(boolean upsert) {
+        return writer(upsert, 1000, 1L << 30);
+    }
+
+    private TablesWriter writer(boolean upsert, int maxOpenWriters, long maxBufferedBytes) {
         TablesWriter.TableWrite orders = new TablesWriter.TableWrite(
                 "lake.orders", new IcebergRowConverter(TYPE, TYPE), TYPE, List.of("id"), upsert, false);
         TablesWriter.TableWrite items = new TablesWriter.TableWrite(
                 "lake.items", new IcebergRowConverter(TYPE, TYPE), TYPE, List.of("id"), upsert, false);
-        return new TablesWriter(loader, Map.of(ORDERS, orders, ITEMS, items));
+        return new TablesWriter(loader, Map.of(ORDERS, orders, ITEMS, items), maxOpenWriters, maxBufferedBytes);
     }
 
     private static StreamRecord<ChangeEvent> change(TableId table, RowKind kind, int id, String v) {
@@ -118,6 +125,79 @@ class TablesWriterTest {
         writeAndCommit(false);
         assertThat(TestFiles.rows(table(ORDERS))).containsExactly("1=v2");
         assertThat(TestFiles.rows(table(ITEMS))).containsExactly("7=a");
+    }
+
+    /**
+     * Changes to two tables through a writer that may keep fewer writers open than it has tables, or
+     * fewer bytes than a row: early closes make parts, and each part's deletes apply to the parts before.
+     */
+    private List<TableCommittable> writeWithinBounds(boolean upsert, int maxOpenWriters, long maxBufferedBytes)
+            throws Exception {
+        List<TableCommittable> flushed;
+        try (OneInputStreamOperatorTestHarness<ChangeEvent, TableCommittable> w =
+                        new OneInputStreamOperatorTestHarness<>(
+                                writer(upsert, maxOpenWriters, maxBufferedBytes), 1, 1, 0);
+                OneInputStreamOperatorTestHarness<TableCommittable, Void> c =
+                        new OneInputStreamOperatorTestHarness<>(new TablesCommitter(loader, List.of()), 1, 1, 0)) {
+            w.open();
+            c.open();
+            w.processElement(change(ORDERS, RowKind.INSERT, 1, "v1"));
+            w.processElement(change(ITEMS, RowKind.INSERT, 7, "a"));
+            w.processElement(change(ORDERS, RowKind.UPDATE_BEFORE, 1, "v1"));
+            w.processElement(change(ORDERS, RowKind.UPDATE_AFTER, 1, "v2"));
+            w.processElement(change(ORDERS, RowKind.INSERT, 2, "x"));
+            w.processElement(change(ITEMS, RowKind.UPDATE_BEFORE, 7, "a"));
+            w.processElement(change(ITEMS, RowKind.UPDATE_AFTER, 7, "b"));
+            w.processElement(change(ORDERS, RowKind.DELETE, 2, "x"));
+            w.processElement(change(ORDERS, RowKind.UPDATE_BEFORE, 1, "v2"));
+            w.processElement(change(ORDERS, RowKind.UPDATE_AFTER, 1, "v3"));
+            w.prepareSnapshotPreBarrier(1L);
+            flushed = w.extractOutputValues();
+            for (TableCommittable f : flushed) {
+                c.processElement(new StreamRecord<>(f));
+            }
+            c.snapshot(1L, 1L);
+            c.notifyOfCompletedCheckpoint(1L);
+        }
+        assertThat(TestFiles.rows(table(ORDERS))).containsExactly("1=v3");
+        assertThat(TestFiles.rows(table(ITEMS))).containsExactly("7=b");
+        assertThat(flushed).extracting(TableCommittable::checkpointId).containsOnly(1L);
+        return flushed;
+    }
+
+    private static List<Integer> parts(List<TableCommittable> flushed, TableId table) {
+        List<Integer> parts = new java.util.ArrayList<>();
+        for (TableCommittable f : flushed) {
+            if (f.table().equals(table.identifier())) {
+                parts.add(f.part());
+            }
+        }
+        return parts;
+    }
+
+    @ParameterizedTest(name = "upsert {0}")
+    @ValueSource(booleans = {true, false})
+    void oneOpenWriterForTwoTablesClosesTheOtherEarly(boolean upsert) throws Exception {
+        List<TableCommittable> flushed = writeWithinBounds(upsert, 1, 1L << 30);
+        // orders: v1 | items | v1->v2, 2 | items | delete 2, v2->v3: three writers of orders, two of items.
+        assertThat(parts(flushed, ORDERS)).containsExactly(0, 1, 2);
+        assertThat(parts(flushed, ITEMS)).containsExactly(0, 1);
+        // One snapshot per part; the checkpoint counts as committed with its last.
+        assertThat(table(ORDERS).snapshots()).hasSize(3);
+        assertThat(table(ORDERS).currentSnapshot().summary())
+                .containsEntry(TablesCommitter.PART, "2")
+                .containsEntry(TablesCommitter.PARTS, "3")
+                .containsEntry("flink.max-committed-checkpoint-id", "1");
+        Snapshot first = table(ORDERS).snapshots().iterator().next();
+        assertThat(first.summary()).containsEntry("flink.max-committed-checkpoint-id", "0");
+    }
+
+    @Test
+    void aByteBoundBelowOneRowClosesTheWriterAfterEveryRow() throws Exception {
+        List<TableCommittable> flushed = writeWithinBounds(true, 1000, 1);
+        // Upsert mode writes nothing for -U: a writer that got only one closes empty and sends nothing.
+        assertThat(parts(flushed, ORDERS)).containsExactly(0, 1, 2, 3, 4);
+        assertThat(parts(flushed, ITEMS)).containsExactly(0, 1);
     }
 
     @Test
