@@ -30,7 +30,7 @@ import java.util.stream.Collectors;
  * </pre>
  *
  * Options: {@code --only} (comma-separated: snapshot-iceberg, snapshot-hudi, binlog-iceberg,
- * kafka-iceberg, kafka-hudi, proxies, scaling, jmh), {@code --rows} (MySQL rows, 1,000,000),
+ * kafka-iceberg, kafka-hudi, many-iceberg, proxies, scaling, jmh), {@code --rows} (MySQL rows, 1,000,000),
  * {@code --kafka-rows} (5,000,000: start-up hides the steady rate on fewer), {@code --changes} (binlog changes,
  * 200,000), {@code --trials} (3),
  * {@code --parallelism} (1,2), {@code --checkpoint-ms} (5000), {@code --heap} (2g), {@code --scaling}
@@ -38,7 +38,8 @@ import java.util.stream.Collectors;
  * records each trial with Java Flight
  * Recorder next to its log), {@code --inlet-source} (k=v,k=v: options of Inlet's MySQL source on
  * top of its defaults, to explore settings), {@code --inlet-sink} (k=v,k=v: options of Inlet's Hudi sink), {@code
- * --systems} (inlet,sql: which side of each comparison runs).
+ * --systems} (inlet,sql: which side of each comparison runs), {@code --tables} (500) and {@code --rows-each}
+ * (2000) for many-iceberg, {@code --many-systems} (inlet,flinksink: Inlet's sink, Iceberg's FlinkSink per table).
  */
 public final class Bench {
 
@@ -48,6 +49,7 @@ public final class Bench {
             "binlog-iceberg",
             "kafka-iceberg",
             "kafka-hudi",
+            "many-iceberg",
             "proxies",
             "scaling",
             "jmh");
@@ -83,6 +85,9 @@ public final class Bench {
         opts.put("inlet-source", "");
         opts.put("inlet-sink", "");
         opts.put("systems", "inlet,sql");
+        opts.put("tables", "500");
+        opts.put("rows-each", "2000");
+        opts.put("many-systems", "inlet,flinksink");
         for (int i = 0; i < args.length; i++) {
             if (!args[i].startsWith("--") || i + 1 >= args.length) {
                 throw new IllegalArgumentException(
@@ -130,6 +135,9 @@ public final class Bench {
         }
         if (only.contains("kafka-hudi")) {
             compare(services, "kafka-hudi", kafkaRows, services.kafkaArgs(kafkaRows), null, false);
+        }
+        if (only.contains("many-iceberg")) {
+            many(services);
         }
         if (only.contains("proxies")) {
             proxies(services, rows, kafkaRows);
@@ -214,6 +222,30 @@ public final class Bench {
                 .put("cpuMs", binlog.values.get("snapshotCpuMs"))
                 .put("verified", binlog.values.get("snapshotVerified"))
                 .put("fromBinlogTrial", true);
+    }
+
+    /** Inlet's sink and the per-table FlinkSink path over the same many tables, a fresh load each trial. */
+    private void many(Services services) throws Exception {
+        int tables = Integer.parseInt(opts.get("tables"));
+        int rowsEach = Integer.parseInt(opts.get("rows-each"));
+        for (String p : opts.get("parallelism").split(",")) {
+            int parallelism = Integer.parseInt(p.trim());
+            for (String system : opts.get("many-systems").split(",")) {
+                Map<String, String> args = new LinkedHashMap<>(services.mysqlArgs());
+                String db = "many_" + (trialNo + 1);
+                long t0 = System.nanoTime();
+                ManyTables.load(args, db, tables, rowsEach);
+                log("Loaded " + tables + " tables of " + rowsEach + " rows into MySQL " + db + " in "
+                        + (System.nanoTime() - t0) / 1_000_000 + " ms");
+                args.put("many-db", db);
+                args.put("tables", String.valueOf(tables));
+                args.put("rows-each", String.valueOf(rowsEach));
+                Result r = trial("many-iceberg", system.trim(), (long) tables * rowsEach, parallelism, args);
+                r.put("tables", tables);
+                results.add(r);
+                services.dropDatabase(db);
+            }
+        }
     }
 
     private void proxies(Services services, long rows, long kafkaRows) throws Exception {

@@ -38,7 +38,9 @@ final class Report {
         sb.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         Map<String, List<Result>> groups = new LinkedHashMap<>();
         for (Result r : results) {
-            if (r.text("scenario").startsWith("proxy") || Boolean.TRUE.equals(r.values.get("scaling"))) {
+            if (r.text("scenario").startsWith("proxy")
+                    || r.text("scenario").startsWith("many")
+                    || Boolean.TRUE.equals(r.values.get("scaling"))) {
                 continue;
             }
             groups.computeIfAbsent(
@@ -122,6 +124,76 @@ final class Report {
                     .append(" | ")
                     .append(fmt(median(of(rs, "sql"), "latencyP99Ms")))
                     .append(" |\n"));
+        }
+        List<Result> many = results.stream()
+                .filter(r -> r.text("scenario").startsWith("many"))
+                .collect(Collectors.toList());
+        if (!many.isEmpty()) {
+            sb.append("\nMany tables in one job (ManyTables: mixed shapes, the snapshot, then per table 20 updates,"
+                    + " 5 deletes and 5 inserts; every table verified by key and version against MySQL):\n\n");
+            sb.append("| system | tables | rows | p | job vertices | tasks | snapshot s | snapshot rows/s | binlog s"
+                    + " | checkpoints (failed) | checkpoint ms median / max | checkpoint MB max | commits per"
+                    + " checkpoint (binlog) | peak heap MB | GC ms | verified |\n");
+            sb.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+            for (Result r : many) {
+                if (r.values.containsKey("error")) {
+                    sb.append("| ")
+                            .append(r.text("system"))
+                            .append(" | ")
+                            .append(r.text("tables"))
+                            .append(" | ")
+                            .append(fmt(r.number("rows")))
+                            .append(" | ")
+                            .append(r.text("parallelism"))
+                            .append(" | ")
+                            .append(r.text("operators"))
+                            .append(" | ")
+                            .append(r.text("tasks"))
+                            .append(" | failed: ")
+                            .append(r.text("error"))
+                            .append(" |||||||||\n");
+                    continue;
+                }
+                sb.append("| ")
+                        .append(r.text("system"))
+                        .append(" | ")
+                        .append(r.text("tables"))
+                        .append(" | ")
+                        .append(fmt(r.number("rows")))
+                        .append(" | ")
+                        .append(r.text("parallelism"))
+                        .append(" | ")
+                        .append(r.text("operators"))
+                        .append(" | ")
+                        .append(r.text("tasks"))
+                        .append(" | ")
+                        .append(String.format(java.util.Locale.ROOT, "%.1f", r.number("seconds")))
+                        .append(" | ")
+                        .append(fmt(r.number("rowsPerSec")))
+                        .append(" | ")
+                        .append(String.format(java.util.Locale.ROOT, "%.1f", r.number("binlogSeconds")))
+                        .append(" | ")
+                        .append(r.text("checkpoints"))
+                        .append(" (")
+                        .append(r.text("failedCheckpoints"))
+                        .append(")")
+                        .append(" | ")
+                        .append(fmt(r.number("checkpointMsMedian")))
+                        .append(" / ")
+                        .append(fmt(r.number("checkpointMsMax")))
+                        .append(" | ")
+                        .append(String.format(
+                                java.util.Locale.ROOT, "%.1f", r.number("checkpointBytesMax") / (1024.0 * 1024.0)))
+                        .append(" | ")
+                        .append(String.format(java.util.Locale.ROOT, "%.1f", r.number("commitsPerCheckpoint")))
+                        .append(" | ")
+                        .append(fmt(r.number("peakHeapMb")))
+                        .append(" | ")
+                        .append(fmt(r.number("gcMs")))
+                        .append(" | ")
+                        .append(r.text("verified"))
+                        .append(" |\n");
+            }
         }
         List<Result> proxies = results.stream()
                 .filter(r -> r.text("scenario").startsWith("proxy"))

@@ -101,6 +101,13 @@ final class Services implements AutoCloseable {
         return name;
     }
 
+    void dropDatabase(String db) throws Exception {
+        try (Connection c = mysql().connection(DB);
+                Statement s = c.createStatement()) {
+            s.execute("DROP DATABASE IF EXISTS " + db);
+        }
+    }
+
     void drop(String table) throws Exception {
         try (Connection c = mysql().connection(DB);
                 Statement s = c.createStatement()) {

@@ -110,6 +110,8 @@ public final class Trial {
                 return kafkaIceberg(system, r);
             case "kafka-hudi":
                 return kafkaHudi(system, r);
+            case "many-iceberg":
+                return ManyTables.run(a, system, parallelism, checkpointMs, work, r);
             case "proxy-appender":
                 return proxyAppender(r);
             case "proxy-jdbc":

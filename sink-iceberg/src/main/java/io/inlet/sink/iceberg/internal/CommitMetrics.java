@@ -7,9 +7,9 @@ import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.iceberg.ContentFile;
 
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The committer's metrics, per table, under the group and names of Iceberg's own committer ({@code
@@ -23,7 +23,8 @@ import java.util.Map;
 final class CommitMetrics {
 
     private final MetricGroup root;
-    private final Map<String, Table> tables = new HashMap<>();
+    /** Used by the commit threads, one table each. */
+    private final Map<String, Table> tables = new ConcurrentHashMap<>();
 
     CommitMetrics(MetricGroup operatorGroup) {
         this.root = operatorGroup.addGroup("IcebergFilesCommitter");

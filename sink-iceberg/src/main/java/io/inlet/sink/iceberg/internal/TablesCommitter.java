@@ -32,7 +32,6 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -40,6 +39,12 @@ import java.util.NavigableMap;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Commits the files the writers flushed, for any number of tables, one Iceberg snapshot per table
@@ -83,11 +88,15 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
     /** Failed attempts in a row for one table before the job fails. */
     static final int MAX_ATTEMPTS = 10;
 
+    /** Tables committed at once; commits are mostly waiting on the catalog and the store. */
+    static final int COMMIT_THREADS = 8;
+
     private final CatalogLoader catalogLoader;
     private final ArrayList<String> tables;
 
     private transient Catalog catalog;
     private transient CommitMetrics metrics;
+    private transient ExecutorService pool;
     private transient String lineage;
     /** Table → checkpoint → part → the files of that part, from every writer. */
     private transient Map<String, NavigableMap<Long, NavigableMap<Integer, List<WriteResult>>>> pending;
@@ -120,9 +129,10 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
                 .getListState(
                         new ListStateDescriptor<>("inlet-committer-committed", Types.TUPLE(Types.STRING, Types.LONG)));
         pending = new HashMap<>();
-        committed = new HashMap<>();
+        // Written by the commit threads, one table each.
+        committed = new ConcurrentHashMap<>();
         failures = new HashMap<>();
-        readFromTable = new HashSet<>();
+        readFromTable = ConcurrentHashMap.newKeySet();
         for (String l : lineageState.get()) {
             lineage = l;
         }
@@ -145,6 +155,12 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
         catalog = catalogLoader.loadCatalog();
         metrics = new CommitMetrics(getMetricGroup());
         tables.forEach(metrics::table);
+        AtomicInteger threads = new AtomicInteger();
+        pool = Executors.newFixedThreadPool(COMMIT_THREADS, r -> {
+            Thread t = new Thread(r, "iceberg-commit-" + threads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
         // Restored files: their checkpoint completed before the restore (or the restore would not
         // hold them), so they go now rather than with the next checkpoint.
         commitUpTo(Long.MAX_VALUE);
@@ -197,24 +213,54 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
         commitUpTo(Long.MAX_VALUE);
     }
 
-    /** Commits, per table and in checkpoint order, every pending checkpoint up to the given one. */
+    /**
+     * Commits, per table and in checkpoint order, every pending checkpoint up to the given one. Tables commit
+     * independently of each other, on {@link #COMMIT_THREADS} threads: hundreds of tables would otherwise hold
+     * the committer, and with it the next checkpoint, for the sum of their commit times.
+     */
     private void commitUpTo(long checkpointId) {
-        Iterator<Map.Entry<String, NavigableMap<Long, NavigableMap<Integer, List<WriteResult>>>>> tables =
-                pending.entrySet().iterator();
-        while (tables.hasNext()) {
-            Map.Entry<String, NavigableMap<Long, NavigableMap<Integer, List<WriteResult>>>> t = tables.next();
+        List<String> due = new ArrayList<>();
+        List<Future<?>> commits = new ArrayList<>();
+        for (Map.Entry<String, NavigableMap<Long, NavigableMap<Integer, List<WriteResult>>>> t : pending.entrySet()) {
+            NavigableMap<Long, NavigableMap<Integer, List<WriteResult>>> checkpoints =
+                    t.getValue().headMap(checkpointId, true);
+            if (!checkpoints.isEmpty()) {
+                due.add(t.getKey());
+                // Each task touches only its own table's map; this thread waits for all before going on.
+                commits.add(pool.submit(() -> {
+                    commitTable(t.getKey(), checkpoints);
+                    return null;
+                }));
+            }
+        }
+        if (due.isEmpty()) {
+            return;
+        }
+        long start = System.nanoTime();
+        RuntimeException tooMany = null;
+        int failed = 0;
+        for (int i = 0; i < due.size(); i++) {
+            String name = due.get(i);
             try {
-                commitTable(t.getKey(), t.getValue().headMap(checkpointId, true));
-                failures.remove(t.getKey());
-            } catch (RuntimeException e) {
-                int attempts = failures.merge(t.getKey(), 1, Integer::sum);
-                metrics.table(t.getKey()).failed();
+                commits.get(i).get();
+                failures.remove(name);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("Interrupted while committing to Iceberg", e);
+            } catch (ExecutionException wrapped) {
+                Throwable e = wrapped.getCause();
+                if (e instanceof Error) {
+                    throw (Error) e;
+                }
+                failed++;
+                int attempts = failures.merge(name, 1, Integer::sum);
+                metrics.table(name).failed();
                 // The commit may have reached the table all the same (a timeout after the catalog took it):
                 // the next attempt reads the table's last committed checkpoint again instead of trusting ours.
-                readFromTable.remove(t.getKey());
-                if (attempts >= MAX_ATTEMPTS) {
-                    throw new IllegalStateException(
-                            "Committing to Iceberg table " + t.getKey() + " failed " + attempts
+                readFromTable.remove(name);
+                if (attempts >= MAX_ATTEMPTS && tooMany == null) {
+                    tooMany = new IllegalStateException(
+                            "Committing to Iceberg table " + name + " failed " + attempts
                                     + " times in a row; its files stay in the job's state and are committed after a"
                                     + " restore.",
                             e);
@@ -222,14 +268,21 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
                 LOG.warn(
                         "Committing to Iceberg table {} failed (attempt {} of {}); its files stay pending and are"
                                 + " committed after the next checkpoint. Other tables go on.",
-                        t.getKey(),
+                        name,
                         attempts,
                         MAX_ATTEMPTS,
                         e);
             }
-            if (t.getValue().isEmpty()) {
-                tables.remove();
-            }
+        }
+        pending.values().removeIf(Map::isEmpty);
+        LOG.info(
+                "Committed {} Iceberg table(s) up to checkpoint {} in {} ms{}.",
+                due.size() - failed,
+                checkpointId == Long.MAX_VALUE ? "(end of input)" : String.valueOf(checkpointId),
+                (System.nanoTime() - start) / 1_000_000,
+                failed > 0 ? "; " + failed + " failed and stay pending" : "");
+        if (tooMany != null) {
+            throw tooMany;
         }
     }
 
@@ -313,7 +366,7 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
         delta.commit();
         long durationMs = (System.nanoTime() - start) / 1_000_000;
         metrics.table(name).committed(data, deletes, durationMs);
-        LOG.info(
+        LOG.debug(
                 "Iceberg table {}: committed checkpoint {}{} ({} data files, {} delete files) in {} ms.",
                 table.name(),
                 checkpointId,
@@ -391,6 +444,9 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
     @Override
     public void close() throws Exception {
         try {
+            if (pool != null) {
+                pool.shutdownNow();
+            }
             if (catalog instanceof Closeable) {
                 ((Closeable) catalog).close();
             }
