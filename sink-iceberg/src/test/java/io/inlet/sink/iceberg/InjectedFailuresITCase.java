@@ -5,11 +5,13 @@ import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
 import io.inlet.core.testing.MiniClusters;
 import io.inlet.core.testing.ValuesChangeSource;
+import io.inlet.sink.iceberg.internal.TablesWriter;
 
 import org.apache.flink.api.common.restartstrategy.RestartStrategies;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -120,7 +122,7 @@ class InjectedFailuresITCase {
                 .tableProperty("write.format.default", "avro");
         if (tight) {
             // About 5 rows per writer before it closes early: every checkpoint comes in parts.
-            sink.maxBufferedBytes(500);
+            sink.maxBufferedBytes(TablesWriter.openCost(FileFormat.AVRO, Map.of(), 2) + 450);
         }
         faults.properties(warehouse.toUri().toString()).forEach(sink::catalogProperty);
         Pipeline.builder()

@@ -114,6 +114,8 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
     private transient Map<TableId, List<WriteResult>> closedEarly;
     /** Per table, an estimate of the bytes a row of it holds in a writer. */
     private transient Map<TableId, RowSize> rowSizes;
+    /** Per table, what an open writer holds before its first row: the buffers of its data and delete files. */
+    private transient Map<TableId, Long> openCosts;
 
     private transient long buffered;
     private transient boolean warnedOfEarlyCloses;
@@ -129,6 +131,25 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
         this.tables = new HashMap<>(tables);
         this.maxOpenWriters = maxOpenWriters;
         this.maxBufferedBytes = maxBufferedBytes;
+    }
+
+    /** The page size of the delete files, unless the table sets one. */
+    static final int DELETE_PAGE_SIZE = 64 * 1024;
+
+    /**
+     * What an open delta writer holds before its first row: per file (data, equality deletes) a compression
+     * buffer of the page size for Parquet, a block buffer for Avro and ORC, and some per column.
+     */
+    public static long openCost(FileFormat format, Map<String, String> props, int columns) {
+        long perColumn = 4L * 1024 * columns;
+        if (format != FileFormat.PARQUET) {
+            return 2 * (64L * 1024 + perColumn);
+        }
+        long dataPage = PropertyUtil.propertyAsLong(
+                props, TableProperties.PARQUET_PAGE_SIZE_BYTES, TableProperties.PARQUET_PAGE_SIZE_BYTES_DEFAULT);
+        long deletePage =
+                PropertyUtil.propertyAsLong(props, TableProperties.DELETE_PARQUET_PAGE_SIZE_BYTES, DELETE_PAGE_SIZE);
+        return dataPage + deletePage + 2 * perColumn;
     }
 
     /** An open writer and the bytes estimated in it. */
@@ -150,6 +171,7 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
         open = new LinkedHashMap<>(16, 0.75f, true);
         closedEarly = new HashMap<>();
         rowSizes = new HashMap<>();
+        openCosts = new HashMap<>();
         writersClosedEarly = getMetricGroup().counter("writersClosedEarly");
         getMetricGroup().gauge("openWriters", (Gauge<Integer>) () -> open.size());
         getMetricGroup().gauge("bufferedBytesEstimate", (Gauge<Long>) () -> buffered);
@@ -162,7 +184,11 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
             for (String column : w.primaryKey) {
                 keyIds.add(table.schema().findField(column).fieldId());
             }
-            Map<String, String> props = table.properties();
+            Map<String, String> props = new HashMap<>(table.properties());
+            // Each open Parquet file holds a compression buffer of its page size (1 MB by default) from the
+            // start, and a delta writer opens its equality-delete file with its data file. Delete files hold
+            // keys: small pages cost them nothing and keep hundreds of open writers from filling the heap.
+            props.putIfAbsent(TableProperties.DELETE_PARQUET_PAGE_SIZE_BYTES, String.valueOf(DELETE_PAGE_SIZE));
             long targetSize = PropertyUtil.propertyAsLong(
                     props,
                     TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
@@ -174,6 +200,8 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
                     new RowDataTaskWriterFactory(table, w.type, targetSize, format, props, keyIds, w.upsert);
             factory.initialize(subtask, attempt);
             factories.put(e.getKey(), factory);
+            openCosts.put(
+                    e.getKey(), openCost(format, props, table.schema().columns().size()));
         }
     }
 
@@ -188,6 +216,8 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
         OpenWriter open = this.open.get(event.tableId());
         if (open == null) {
             open = new OpenWriter(factories.get(event.tableId()).create());
+            open.bytes = openCosts.get(event.tableId());
+            buffered += open.bytes;
             this.open.put(event.tableId(), open);
         }
         RowData row = w.converter.convert(event.row());

@@ -14,6 +14,7 @@ import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.InstantiationUtil;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -190,6 +191,18 @@ class TablesWriterTest {
                 .containsEntry("flink.max-committed-checkpoint-id", "1");
         Snapshot first = table(ORDERS).snapshots().iterator().next();
         assertThat(first.summary()).containsEntry("flink.max-committed-checkpoint-id", "0");
+    }
+
+    @Test
+    void openWritersCountTheBuffersOfTheirFiles() throws Exception {
+        // Room for one open writer's file buffers, not two: opening the other table's writer closes the first.
+        long oneAndAHalf = TablesWriter.openCost(FileFormat.AVRO, Map.of(), 2) * 3 / 2;
+        List<TableCommittable> flushed = writeWithinBounds(true, 1000, oneAndAHalf);
+        assertThat(parts(flushed, ORDERS)).containsExactly(0, 1, 2);
+        assertThat(parts(flushed, ITEMS)).containsExactly(0, 1);
+        assertThat(TablesWriter.openCost(FileFormat.PARQUET, Map.of(), 10))
+                .as("a Parquet data file's 1 MB page buffer, a delete file's 64 KB, per column 4 KB each")
+                .isEqualTo(1024 * 1024 + 64 * 1024 + 2 * 40 * 1024);
     }
 
     @Test
