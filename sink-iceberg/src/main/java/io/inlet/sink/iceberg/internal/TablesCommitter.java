@@ -238,6 +238,7 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
         }
         long start = System.nanoTime();
         RuntimeException tooMany = null;
+        Error crash = null;
         int failed = 0;
         for (int i = 0; i < due.size(); i++) {
             String name = due.get(i);
@@ -250,7 +251,9 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
             } catch (ExecutionException wrapped) {
                 Throwable e = wrapped.getCause();
                 if (e instanceof Error) {
-                    throw (Error) e;
+                    // Thrown once every other table's commit has ended: none may run on beside a restored attempt.
+                    crash = crash == null ? (Error) e : crash;
+                    continue;
                 }
                 failed++;
                 int attempts = failures.merge(name, 1, Integer::sum);
@@ -281,6 +284,9 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
                 checkpointId == Long.MAX_VALUE ? "(end of input)" : String.valueOf(checkpointId),
                 (System.nanoTime() - start) / 1_000_000,
                 failed > 0 ? "; " + failed + " failed and stay pending" : "");
+        if (crash != null) {
+            throw crash;
+        }
         if (tooMany != null) {
             throw tooMany;
         }
@@ -445,6 +451,7 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
     public void close() throws Exception {
         try {
             if (pool != null) {
+                // Commits end before the task does (they are waited for), so nothing is in flight here.
                 pool.shutdownNow();
             }
             if (catalog instanceof Closeable) {
