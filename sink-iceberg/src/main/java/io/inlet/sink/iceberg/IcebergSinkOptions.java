@@ -78,7 +78,8 @@ public final class IcebergSinkOptions {
             .defaultValue(MemorySize.parse("256mb"))
             .withDescription("Estimated bytes the open writers of one write subtask hold: per open writer its"
                     + " files' buffers (a Parquet file holds a buffer of its page size, 1 MB by default, from the"
-                    + " start; delete files get 64 KB pages unless the table sets write.delete.parquet.page-size-bytes),"
+                    + " start; delete files get 64 KB pages unless the table sets"
+                    + " write.delete.parquet.page-size-bytes),"
                     + " and per row its values and the key the writer keeps to delete it by position. Beyond it the"
                     + " least recently used writers close their files early, as with write-max-open-writers. Count"
                     + " it, times the write subtasks per task manager, against the task manager's heap.");

@@ -182,4 +182,17 @@ class IcebergSinkTest {
         CatalogLoader copy = InstantiationUtil.clone(loader);
         assertThat(copy.loadCatalog().name()).isEqualTo("c");
     }
+
+    @Test
+    void refusesBoundsThatAreNotPositive(@TempDir Path warehouse) {
+        assertThatThrownBy(() -> IcebergSink.builder()
+                        .warehouse(warehouse.toUri().toString())
+                        .maxOpenWriters(0)
+                        .maxBufferedBytes(-1)
+                        .build())
+                .isInstanceOf(InletValidationException.class)
+                .hasMessageContaining("'write-max-open-writers' must be positive, was 0.")
+                .hasMessageContaining(
+                        "'write-max-buffered-bytes' must be positive, was -1; give a size such as" + " '256mb'.");
+    }
 }
