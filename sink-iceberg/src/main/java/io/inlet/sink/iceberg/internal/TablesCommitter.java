@@ -331,7 +331,8 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
                 }
                 pit.remove();
             }
-            last = Position.complete(checkpointId);
+            // Never back: a restored older checkpoint, skipped, must not hide that the table is further on.
+            last = Position.max(last, Position.complete(checkpointId));
             committed.put(name, last);
             it.remove();
         }

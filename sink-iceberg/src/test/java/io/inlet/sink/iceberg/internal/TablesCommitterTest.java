@@ -245,6 +245,33 @@ class TablesCommitterTest {
                 .containsEntry(TablesCommitter.PARTS, "3");
     }
 
+    @Test
+    void aRestoredOlderCheckpointDoesNotMoveTheTablesPositionBack() throws Exception {
+        FaultyCatalog.Faults faults = FaultyCatalog.faults().crashCommit(3, true);
+        OperatorSubtaskState state;
+        OneInputStreamOperatorTestHarness<TableCommittable, Void> h = new OneInputStreamOperatorTestHarness<>(
+                new TablesCommitter(faults.catalog(warehouse.toUri().toString()).loader(), List.of()), 1, 1, 0);
+        h.open();
+        h.processElement(part(insert(orders, 1, 1, "a"), 0));
+        h.processElement(part(insert(orders, 1, 2, "b"), 1));
+        h.snapshot(1L, 1L);
+        h.processElement(part(insert(orders, 2, 3, "c"), 0));
+        h.processElement(part(insert(orders, 2, 4, "d"), 1));
+        // Checkpoint 2 is taken before checkpoint 1's notification: its state still holds checkpoint 1's files.
+        state = h.snapshot(2L, 2L);
+        h.notifyOfCompletedCheckpoint(1L);
+        // The task dies right after the catalog took checkpoint 2's first part.
+        assertThatThrownBy(() -> h.notifyOfCompletedCheckpoint(2L)).isInstanceOf(FaultyCatalog.InjectedCrash.class);
+        assertThat(TestFiles.rows(orders)).containsExactly("1=a", "2=b", "3=c");
+        try (OneInputStreamOperatorTestHarness<TableCommittable, Void> restored = harness()) {
+            restored.initializeState(state);
+            restored.open();
+        }
+        // Checkpoint 1 is skipped, then checkpoint 2's first part: only its second part is new.
+        assertThat(TestFiles.rows(orders)).containsExactly("1=a", "2=b", "3=c", "4=d");
+        assertThat(snapshots(orders)).isEqualTo(4);
+    }
+
     private static StreamRecord<TableCommittable> part(StreamRecord<TableCommittable> r, int part) {
         TableCommittable c = r.getValue();
         return new StreamRecord<>(TableCommittable.of(c.table(), c.checkpointId(), part, c.result()));
