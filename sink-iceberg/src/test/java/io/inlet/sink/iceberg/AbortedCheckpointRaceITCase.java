@@ -75,6 +75,16 @@ class AbortedCheckpointRaceITCase {
         return rows;
     }
 
+    /** {@code id INT NOT NULL} (the key), {@code v STRING}, in a database of its own. */
+    private static TableDescriptor table() {
+        String db = "race_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        return TableDescriptor.builder(TableId.of(db, "t"))
+                .column("id", DataTypes.INT().notNull())
+                .column("v", DataTypes.STRING())
+                .primaryKey("id")
+                .build();
+    }
+
     private static StreamExecutionEnvironment environment() {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
@@ -89,12 +99,8 @@ class AbortedCheckpointRaceITCase {
     @Test
     void inletsSinkCommitsTheAbortedCheckpointOnItsOwn() throws Exception {
         FaultyCatalog.Faults faults = FaultyCatalog.faults().stallFirstClose("00001-");
-        String db = "race_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
-        TableDescriptor table = TableDescriptor.builder(TableId.of(db, "t"))
-                .column("id", DataTypes.INT().notNull())
-                .column("v", DataTypes.STRING())
-                .primaryKey("id")
-                .build();
+        TableDescriptor table = table();
+        String db = table.tableId().database();
         IcebergCatalogConfig catalog = faults.catalog(warehouse.toUri().toString());
         StreamExecutionEnvironment env = environment();
         env.getConfig().disableGenericTypes();
@@ -121,12 +127,8 @@ class AbortedCheckpointRaceITCase {
     @Test
     void icebergsFlinkSinkKeepsOldRowsBesideTheirUpdates() throws Exception {
         FaultyCatalog.Faults faults = FaultyCatalog.faults().stallFirstClose("00001-");
-        String db = "race_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
-        TableDescriptor descriptor = TableDescriptor.builder(TableId.of(db, "t"))
-                .column("id", DataTypes.INT().notNull())
-                .column("v", DataTypes.STRING())
-                .primaryKey("id")
-                .build();
+        TableDescriptor descriptor = table();
+        String db = descriptor.tableId().database();
         IcebergCatalogConfig catalog = faults.catalog(warehouse.toUri().toString());
         TableIdentifier id = TableIdentifier.of(db, "t");
         Catalog c = catalog.loader().loadCatalog();

@@ -107,15 +107,12 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
     private final long maxBufferedBytes;
 
     private transient Catalog catalog;
-    private transient Map<TableId, RowDataTaskWriterFactory> factories;
+    /** Per table, what opening and sizing its writers takes, built once in {@link #open()}. */
+    private transient Map<TableId, Runtime> runtimes;
     /** The writers open since the last checkpoint, least recently used first. */
     private transient LinkedHashMap<TableId, OpenWriter> open;
     /** Per table, the files of its writers closed early since the last checkpoint, in the order they closed. */
     private transient Map<TableId, List<WriteResult>> closedEarly;
-    /** Per table, an estimate of the bytes a row of it holds in a writer. */
-    private transient Map<TableId, RowSize> rowSizes;
-    /** Per table, what an open writer holds before its first row: the buffers of its data and delete files. */
-    private transient Map<TableId, Long> openCosts;
 
     private transient long buffered;
     private transient boolean warnedOfEarlyCloses;
@@ -152,6 +149,21 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
         return dataPage + deletePage + 2 * perColumn;
     }
 
+    /** A table's write, its writer factory, its row size estimate and what an open writer of it holds first. */
+    private static final class Runtime {
+        final TableWrite write;
+        final RowDataTaskWriterFactory factory;
+        final RowSize rowSize;
+        final long openCost;
+
+        Runtime(TableWrite write, RowDataTaskWriterFactory factory, RowSize rowSize, long openCost) {
+            this.write = write;
+            this.factory = factory;
+            this.rowSize = rowSize;
+            this.openCost = openCost;
+        }
+    }
+
     /** An open writer and the bytes estimated in it. */
     private static final class OpenWriter {
         final TaskWriter<RowData> writer;
@@ -166,12 +178,10 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
     public void open() throws Exception {
         super.open();
         catalog = catalogLoader.loadCatalog();
-        factories = new HashMap<>();
+        runtimes = new HashMap<>();
         // Access order: a write moves its table's writer to the end, the first is the least recently used.
         open = new LinkedHashMap<>(16, 0.75f, true);
         closedEarly = new HashMap<>();
-        rowSizes = new HashMap<>();
-        openCosts = new HashMap<>();
         writersClosedEarly = getMetricGroup().counter("writersClosedEarly");
         getMetricGroup().gauge("openWriters", (Gauge<Integer>) () -> open.size());
         getMetricGroup().gauge("bufferedBytesEstimate", (Gauge<Long>) () -> buffered);
@@ -199,31 +209,34 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
             RowDataTaskWriterFactory factory =
                     new RowDataTaskWriterFactory(table, w.type, targetSize, format, props, keyIds, w.upsert);
             factory.initialize(subtask, attempt);
-            factories.put(e.getKey(), factory);
-            openCosts.put(
-                    e.getKey(), openCost(format, props, table.schema().columns().size()));
+            runtimes.put(
+                    e.getKey(),
+                    new Runtime(
+                            w,
+                            factory,
+                            new RowSize(w.type),
+                            openCost(format, props, table.schema().columns().size())));
         }
     }
 
     @Override
     public void processElement(StreamRecord<ChangeEvent> element) throws Exception {
         ChangeEvent event = element.getValue();
-        TableWrite w = tables.get(event.tableId());
-        if (w == null) {
+        Runtime t = runtimes.get(event.tableId());
+        if (t == null) {
             throw new IllegalStateException(
                     "The Iceberg sink got an event of table " + event.tableId() + ", which it was not built for.");
         }
         OpenWriter open = this.open.get(event.tableId());
         if (open == null) {
-            open = new OpenWriter(factories.get(event.tableId()).create());
-            open.bytes = openCosts.get(event.tableId());
+            open = new OpenWriter(t.factory.create());
+            open.bytes = t.openCost;
             buffered += open.bytes;
             this.open.put(event.tableId(), open);
         }
-        RowData row = w.converter.convert(event.row());
-        long bytes = rowSizes.computeIfAbsent(event.tableId(), id -> new RowSize(w.type))
-                .of(row);
-        if (w.upsertSnapshotRows
+        RowData row = t.write.converter.convert(event.row());
+        long bytes = t.rowSize.of(row);
+        if (t.write.upsertSnapshotRows
                 && event.position().kind() == SourcePosition.Kind.SNAPSHOT
                 && event.kind() == RowKind.INSERT) {
             // The delete is the row's values under another kind, not a copy: joined with a row of no fields.

@@ -73,6 +73,12 @@ class TablesCommitterTest {
         return new OneInputStreamOperatorTestHarness<>(committer(), 1, 1, 0);
     }
 
+    private OneInputStreamOperatorTestHarness<TableCommittable, Void> harness(FaultyCatalog.Faults faults)
+            throws Exception {
+        return new OneInputStreamOperatorTestHarness<>(
+                new TablesCommitter(faults.catalog(warehouse.toUri().toString()).loader(), List.of()), 1, 1, 0);
+    }
+
     private StreamRecord<TableCommittable> insert(Table table, long checkpoint, int id, String v) throws Exception {
         return new StreamRecord<>(TableCommittable.of(
                 table.name().replaceFirst("^[^.]+\\.", ""),
@@ -179,8 +185,7 @@ class TablesCommitterTest {
     @Test
     void aCommitThatFailsAfterChangingTheTableIsNotRepeated() throws Exception {
         FaultyCatalog.Faults faults = FaultyCatalog.faults().failCommitsAfterApplying(1);
-        try (OneInputStreamOperatorTestHarness<TableCommittable, Void> h = new OneInputStreamOperatorTestHarness<>(
-                new TablesCommitter(faults.catalog(warehouse.toUri().toString()).loader(), List.of()), 1, 1, 0)) {
+        try (OneInputStreamOperatorTestHarness<TableCommittable, Void> h = harness(faults)) {
             h.open();
             h.processElement(insert(orders, 1, 1, "v1"));
             h.snapshot(1L, 1L);
@@ -200,8 +205,7 @@ class TablesCommitterTest {
         FaultyCatalog.Faults faults = FaultyCatalog.faults().failCommitsBeforeApplying(2);
         // Iceberg retries a failed commit itself; here each attempt of the committer fails once.
         orders.updateProperties().set("commit.retry.num-retries", "0").commit();
-        try (OneInputStreamOperatorTestHarness<TableCommittable, Void> h = new OneInputStreamOperatorTestHarness<>(
-                new TablesCommitter(faults.catalog(warehouse.toUri().toString()).loader(), List.of()), 1, 1, 0)) {
+        try (OneInputStreamOperatorTestHarness<TableCommittable, Void> h = harness(faults)) {
             h.open();
             h.processElement(insert(orders, 1, 1, "v1"));
             h.snapshot(1L, 1L);
@@ -223,8 +227,7 @@ class TablesCommitterTest {
     void aRestoreBetweenTwoPartsOfACheckpointCommitsOnlyTheRest() throws Exception {
         FaultyCatalog.Faults faults = FaultyCatalog.faults().crashCommit(2, true);
         OperatorSubtaskState state;
-        OneInputStreamOperatorTestHarness<TableCommittable, Void> h = new OneInputStreamOperatorTestHarness<>(
-                new TablesCommitter(faults.catalog(warehouse.toUri().toString()).loader(), List.of()), 1, 1, 0);
+        OneInputStreamOperatorTestHarness<TableCommittable, Void> h = harness(faults);
         h.open();
         // Three writers of one table in checkpoint 1 (two closed early): three parts.
         h.processElement(part(insert(orders, 1, 1, "v1"), 0));
@@ -249,8 +252,7 @@ class TablesCommitterTest {
     void aRestoredOlderCheckpointDoesNotMoveTheTablesPositionBack() throws Exception {
         FaultyCatalog.Faults faults = FaultyCatalog.faults().crashCommit(3, true);
         OperatorSubtaskState state;
-        OneInputStreamOperatorTestHarness<TableCommittable, Void> h = new OneInputStreamOperatorTestHarness<>(
-                new TablesCommitter(faults.catalog(warehouse.toUri().toString()).loader(), List.of()), 1, 1, 0);
+        OneInputStreamOperatorTestHarness<TableCommittable, Void> h = harness(faults);
         h.open();
         h.processElement(part(insert(orders, 1, 1, "a"), 0));
         h.processElement(part(insert(orders, 1, 2, "b"), 1));
