@@ -93,6 +93,15 @@ final class CheckpointStats implements MetricReporter {
         return seen.stream().mapToLong(s -> s[2]).max().orElse(-1);
     }
 
+    /** Every checkpoint seen, in order: "number:duration ms", for the trial's log. */
+    synchronized String durations() {
+        StringBuilder b = new StringBuilder();
+        for (long[] c : seen) {
+            b.append(b.length() == 0 ? "" : " ").append(c[0]).append(':').append(c[1]);
+        }
+        return b.toString();
+    }
+
     void stop() {
         running = false;
         sampler.interrupt();

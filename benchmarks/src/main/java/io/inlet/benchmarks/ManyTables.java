@@ -230,6 +230,7 @@ final class ManyTables {
                     .put("checkpointMsMedian", stats.medianDurationMs())
                     .put("checkpointBytesMax", stats.maxSizeBytes());
             stats.stop();
+            Bench.log(system + ": checkpoint number:duration ms " + stats.durations());
             int verified = 0;
             for (int i = 0; i < tables; i++) {
                 if (verify(a, catalog, db, i)) {

@@ -278,8 +278,8 @@ public final class IcebergSink implements ChangeSink {
             return null;
         });
         int parallelism = writeParallelism != null ? writeParallelism : stream.getParallelism();
-        SingleOutputStreamOperator<TableCommittable> written = stream.keyBy(
-                        new TableKeySelector(context.tables(), byPartition))
+        SingleOutputStreamOperator<TableCommittable> written = stream.partitionCustom(
+                        new TableKeySelector.ByHash(), new TableKeySelector(context.tables(), byPartition))
                 .transform(
                         "Iceberg: write " + writes.size() + " table(s)",
                         TableCommittableSerializer.TYPE,

@@ -6,8 +6,10 @@ import io.inlet.core.spi.PrimaryKeySelector;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
 
+import org.apache.flink.api.common.functions.Partitioner;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.util.MathUtils;
 import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
@@ -58,6 +60,20 @@ public final class TableKeySelector implements KeySelector<ChangeEvent, String> 
             schemas.put(id, table.schema());
             specs.put(id, table.spec());
         });
+    }
+
+    /**
+     * Spreads the keys over the writer subtasks by their hash. The writer keeps no keyed state, so it takes a
+     * custom partitioning rather than a keyed stream, which would compute every row's key a second time in the
+     * writer to set a key context nothing reads.
+     */
+    public static final class ByHash implements Partitioner<String> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public int partition(String key, int subtasks) {
+            return MathUtils.murmurHash(key.hashCode()) % subtasks;
+        }
     }
 
     @Override

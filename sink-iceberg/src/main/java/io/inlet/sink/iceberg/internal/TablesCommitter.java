@@ -106,6 +106,8 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
     private transient Map<String, Integer> failures;
     /** Tables whose last committed checkpoint this run has read from their snapshots. */
     private transient Set<String> readFromTable;
+    /** The tables as loaded from the catalog, one commit thread at a time each. */
+    private transient Map<String, Table> loaded;
 
     private transient ListState<String> lineageState;
     private transient ListState<byte[]> pendingState;
@@ -133,6 +135,7 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
         committed = new ConcurrentHashMap<>();
         failures = new HashMap<>();
         readFromTable = ConcurrentHashMap.newKeySet();
+        loaded = new ConcurrentHashMap<>();
         for (String l : lineageState.get()) {
             lineage = l;
         }
@@ -261,6 +264,7 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
                 // The commit may have reached the table all the same (a timeout after the catalog took it):
                 // the next attempt reads the table's last committed checkpoint again instead of trusting ours.
                 readFromTable.remove(name);
+                loaded.remove(name);
                 if (attempts >= MAX_ATTEMPTS && tooMany == null) {
                     tooMany = new IllegalStateException(
                             "Committing to Iceberg table " + name + " failed " + attempts
@@ -300,7 +304,8 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
         if (checkpoints.isEmpty()) {
             return;
         }
-        Table table = catalog.loadTable(TableIdentifier.parse(name));
+        // Loaded once per run and again after a failed attempt; each commit refreshes the table itself.
+        Table table = loaded.computeIfAbsent(name, n -> catalog.loadTable(TableIdentifier.parse(n)));
         // The state may be older than the table (a commit after the checkpoint restored from): the table decides,
         // read once per run and after each failed attempt.
         Position last = committed.getOrDefault(name, Position.NONE);

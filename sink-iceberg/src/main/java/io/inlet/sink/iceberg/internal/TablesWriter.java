@@ -23,7 +23,6 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.flink.CatalogLoader;
 import org.apache.iceberg.flink.sink.RowDataTaskWriterFactory;
-import org.apache.iceberg.io.TaskWriter;
 import org.apache.iceberg.io.WriteResult;
 import org.apache.iceberg.util.PropertyUtil;
 import org.slf4j.Logger;
@@ -42,7 +41,8 @@ import java.util.Map;
 
 /**
  * Writes the changes of any number of tables: per table a delta writer of Iceberg's Flink module
- * ({@link RowDataTaskWriterFactory}), opened with the table's first row after a checkpoint. Before
+ * ({@link RowDataTaskWriterFactory}), opened with the table's first row after a checkpoint, behind a
+ * {@link CoalescingDeltaWriter} that writes only the net change of keys that change again soon. Before
  * each checkpoint barrier it completes every open writer and sends what each flushed as a {@link
  * TableCommittable} tagged with that checkpoint, for {@link TablesCommitter}. Upsert tables delete a
  * key before each insert; changelog tables apply {@code -U}/{@code -D} as deletes, and upsert the rows
@@ -53,7 +53,7 @@ import java.util.Map;
  * complete early. Their files wait for the checkpoint and go out before the table's later files, as
  * earlier parts of it ({@link TableCommittable#part()}).
  *
- * <p>Changes of one key must reach one subtask in order: the stream is keyed by table and primary key
+ * <p>Changes of one key must reach one subtask in order: the stream is partitioned by table and primary key
  * upstream.
  */
 @Internal
@@ -117,6 +117,7 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
     private transient long buffered;
     private transient boolean warnedOfEarlyCloses;
     private transient Counter writersClosedEarly;
+    private transient Counter changesCoalesced;
 
     /**
      * @param maxOpenWriters beyond it, the least recently used writer closes its files before the checkpoint
@@ -149,16 +150,25 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
         return dataPage + deletePage + 2 * perColumn;
     }
 
-    /** A table's write, its writer factory, its row size estimate and what an open writer of it holds first. */
+    /**
+     * Keys whose latest change a writer holds back ({@link CoalescingDeltaWriter}): a few MB of rows per table,
+     * enough for the keys that change again within seconds. The rows count against {@code
+     * write-max-buffered-bytes} as they arrive.
+     */
+    static final int MAX_HELD_KEYS = 16_384;
+
+    /** A table's write, its writer factory, keys, row size estimate and what an open writer of it holds first. */
     private static final class Runtime {
         final TableWrite write;
         final RowDataTaskWriterFactory factory;
+        final RowKeys keys;
         final RowSize rowSize;
         final long openCost;
 
-        Runtime(TableWrite write, RowDataTaskWriterFactory factory, RowSize rowSize, long openCost) {
+        Runtime(TableWrite write, RowDataTaskWriterFactory factory, RowKeys keys, RowSize rowSize, long openCost) {
             this.write = write;
             this.factory = factory;
+            this.keys = keys;
             this.rowSize = rowSize;
             this.openCost = openCost;
         }
@@ -166,10 +176,10 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
 
     /** An open writer and the bytes estimated in it. */
     private static final class OpenWriter {
-        final TaskWriter<RowData> writer;
+        final CoalescingDeltaWriter writer;
         long bytes;
 
-        OpenWriter(TaskWriter<RowData> writer) {
+        OpenWriter(CoalescingDeltaWriter writer) {
             this.writer = writer;
         }
     }
@@ -183,6 +193,7 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
         open = new LinkedHashMap<>(16, 0.75f, true);
         closedEarly = new HashMap<>();
         writersClosedEarly = getMetricGroup().counter("writersClosedEarly");
+        changesCoalesced = getMetricGroup().counter("changesCoalesced");
         getMetricGroup().gauge("openWriters", (Gauge<Integer>) () -> open.size());
         getMetricGroup().gauge("bufferedBytesEstimate", (Gauge<Long>) () -> buffered);
         int subtask = getRuntimeContext().getIndexOfThisSubtask();
@@ -214,6 +225,7 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
                     new Runtime(
                             w,
                             factory,
+                            w.primaryKey.isEmpty() ? null : new RowKeys(w.type, w.primaryKey),
                             new RowSize(w.type),
                             openCost(format, props, table.schema().columns().size())));
         }
@@ -229,20 +241,19 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
         }
         OpenWriter open = this.open.get(event.tableId());
         if (open == null) {
-            open = new OpenWriter(t.factory.create());
+            open = new OpenWriter(new CoalescingDeltaWriter(t.factory.create(), t.keys, t.write.upsert, MAX_HELD_KEYS));
             open.bytes = t.openCost;
             buffered += open.bytes;
             this.open.put(event.tableId(), open);
         }
         RowData row = t.write.converter.convert(event.row());
         long bytes = t.rowSize.of(row);
-        if (t.write.upsertSnapshotRows
-                && event.position().kind() == SourcePosition.Kind.SNAPSHOT
-                && event.kind() == RowKind.INSERT) {
+        boolean snapshotRow = event.position().kind() == SourcePosition.Kind.SNAPSHOT;
+        if (t.write.upsertSnapshotRows && snapshotRow && event.kind() == RowKind.INSERT) {
             // The delete is the row's values under another kind, not a copy: joined with a row of no fields.
-            open.writer.write(new JoinedRowData(RowKind.DELETE, row, NO_FIELDS));
+            open.writer.write(new JoinedRowData(RowKind.DELETE, row, NO_FIELDS), true);
         }
-        open.writer.write(row);
+        open.writer.write(row, snapshotRow);
         open.bytes += bytes;
         buffered += bytes;
         if (this.open.size() > maxOpenWriters || buffered > maxBufferedBytes) {
@@ -258,7 +269,7 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
         Iterator<Map.Entry<TableId, OpenWriter>> it = open.entrySet().iterator();
         while (it.hasNext() && (open.size() > maxOpenWriters || buffered > maxBufferedBytes)) {
             Map.Entry<TableId, OpenWriter> e = it.next();
-            WriteResult result = e.getValue().writer.complete();
+            WriteResult result = complete(e.getValue());
             buffered -= e.getValue().bytes;
             it.remove();
             writersClosedEarly.inc();
@@ -304,7 +315,7 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
             }
         }
         for (Map.Entry<TableId, OpenWriter> e : open.entrySet()) {
-            WriteResult result = e.getValue().writer.complete();
+            WriteResult result = complete(e.getValue());
             if (result.dataFiles().length > 0 || result.deleteFiles().length > 0) {
                 emit(e.getKey(), checkpointId, parts.merge(e.getKey(), 1, Integer::sum) - 1, result);
             }
@@ -312,6 +323,12 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
         closedEarly.clear();
         open.clear();
         buffered = 0;
+    }
+
+    private WriteResult complete(OpenWriter w) throws IOException {
+        WriteResult result = w.writer.complete();
+        changesCoalesced.inc(w.writer.coalesced());
+        return result;
     }
 
     private void emit(TableId id, long checkpointId, int part, WriteResult result) {
