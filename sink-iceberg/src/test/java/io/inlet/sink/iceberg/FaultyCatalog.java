@@ -78,6 +78,7 @@ public class FaultyCatalog extends HadoopCatalog {
         private volatile int commitToCrash = -1;
         private volatile boolean crashAfterApplying;
         private volatile String stallPrefix;
+        private volatile boolean stallCommit;
         private volatile CountDownLatch release;
         private final CountDownLatch stalled = new CountDownLatch(1);
         private final AtomicInteger failed = new AtomicInteger();
@@ -145,7 +146,14 @@ public class FaultyCatalog extends HadoopCatalog {
             return this;
         }
 
-        /** Waits until a close stalled; false if none did in time. */
+        /** The next commit (not a table's creation) waits until {@link #release()}, as a slow catalog would. */
+        public Faults stallNextCommit() {
+            release = new CountDownLatch(1);
+            stallCommit = true;
+            return this;
+        }
+
+        /** Waits until a close or a commit stalled; false if none did in time. */
         public boolean awaitStalled(long timeout, TimeUnit unit) throws InterruptedException {
             return stalled.await(timeout, unit);
         }
@@ -206,6 +214,18 @@ public class FaultyCatalog extends HadoopCatalog {
             if (base == null) { // the table's creation
                 delegate.commit(null, metadata);
                 return;
+            }
+            if (f.stallCommit) {
+                f.stallCommit = false;
+                f.stalled.countDown();
+                try {
+                    if (!f.release.await(60, TimeUnit.SECONDS)) {
+                        throw new CommitFailedException("The stalled commit was never released");
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new CommitFailedException(e, "Interrupted in a stalled commit");
+                }
             }
             boolean crash = f.commits.incrementAndGet() == f.commitToCrash;
             if (crash && !f.crashAfterApplying) {

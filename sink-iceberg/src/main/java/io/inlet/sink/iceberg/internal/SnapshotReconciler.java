@@ -56,7 +56,7 @@ import java.util.Map;
  * <p>When: the checkpoint after the one that carried {@link SnapshotSignal#COMPLETED} holds every
  * snapshot row (signals are ordered with rows at checkpoint granularity; the next checkpoint is
  * triggered after that one completed), so the files go once the table shows that checkpoint
- * committed by this job (Iceberg's committer writes it into each snapshot's summary), or two
+ * committed by this job (Iceberg's committer writes it into each snapshot's summary), or three
  * checkpoints later if the table had nothing to commit. Dropping a file early would only hide, until
  * the next commit, a row whose new version is on its way. A failure to drop (a catalog that does
  * not answer) is logged and tried again at the next checkpoint, never failing the job; a table that
@@ -72,8 +72,12 @@ public final class SnapshotReconciler extends RichSinkFunction<SnapshotSignal>
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(SnapshotReconciler.class);
 
-    /** How many checkpoints after the one that holds every snapshot row to wait for a commit that may not come. */
-    static final int EMPTY_CHECKPOINTS = 2;
+    /**
+     * How many checkpoints after the one that holds every snapshot row to wait for a commit that may not come.
+     * The committer commits off its task thread but never acknowledges checkpoint n + 2 before checkpoint n's
+     * files are in; one more covers a notification that reached it late.
+     */
+    static final int EMPTY_CHECKPOINTS = 3;
 
     private static final long NOT_COMPLETED = -1L;
     private static final long COMPLETED_IN_NEXT_CHECKPOINT = -2L;

@@ -32,7 +32,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -44,6 +44,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -65,6 +66,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>A checkpoint of a table may come in parts ({@link TableCommittable#part()}: a writer closed
  * early for memory): each part is a snapshot of its own, in part order, marked with {@value #PART} and
  * {@value #PARTS}, so that a restore between two parts commits only the rest.
+ *
+ * <p>Commits run off the task thread, in rounds: a checkpoint's notification starts one (or the next,
+ * when one runs), and the operator goes on taking files and barriers meanwhile, so writers sending
+ * their files at the next barrier never wait for the last checkpoint's commits. Commits lag at most
+ * one checkpoint: a barrier waits for the round of the checkpoint two before it. A crash in a
+ * commit fails the task at its next element, barrier or notification; finishing and closing wait for
+ * the round in flight, so no commit runs on beside the task's next attempt.
  *
  * <p>Runs with parallelism one.
  */
@@ -96,14 +104,33 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
 
     private transient Catalog catalog;
     private transient CommitMetrics metrics;
+    /** Commits tables, {@link #COMMIT_THREADS} at a time. */
     private transient ExecutorService pool;
+    /** Runs the rounds of commits, one after the other, off the task thread. */
+    private transient ExecutorService rounds;
+
     private transient String lineage;
+
+    /**
+     * Guards what the task thread and the commit threads share: {@link #pending}, {@link #committed}, {@link
+     * #failures} and the round fields below. Never held while a commit runs.
+     */
+    private transient Object lock;
     /** Table → checkpoint → part → the files of that part, from every writer. */
     private transient Map<String, NavigableMap<Long, NavigableMap<Integer, List<WriteResult>>>> pending;
     /** Table → how far this lineage committed to it. */
     private transient Map<String, Position> committed;
 
     private transient Map<String, Integer> failures;
+    /** The last completed checkpoint whose files are due. */
+    private transient long dueUpTo;
+
+    private transient boolean roundInFlight;
+    /** A notification came since the last round began: a new checkpoint, or tables whose commit failed retry. */
+    private transient boolean roundRequested;
+    /** What ended the rounds: rethrown on the task thread. */
+    private transient Throwable failure;
+
     /** Tables whose last committed checkpoint this run has read from their snapshots. */
     private transient Set<String> readFromTable;
     /** The tables as loaded from the catalog, one commit thread at a time each. */
@@ -130,10 +157,11 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
         committedState = context.getOperatorStateStore()
                 .getListState(
                         new ListStateDescriptor<>("inlet-committer-committed", Types.TUPLE(Types.STRING, Types.LONG)));
+        lock = new Object();
         pending = new HashMap<>();
-        // Written by the commit threads, one table each.
-        committed = new ConcurrentHashMap<>();
+        committed = new HashMap<>();
         failures = new HashMap<>();
+        dueUpTo = Long.MIN_VALUE;
         readFromTable = ConcurrentHashMap.newKeySet();
         loaded = new ConcurrentHashMap<>();
         for (String l : lineageState.get()) {
@@ -164,14 +192,31 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
             t.setDaemon(true);
             return t;
         });
+        rounds = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "iceberg-commit-rounds");
+            t.setDaemon(true);
+            return t;
+        });
         // Restored files: their checkpoint completed before the restore (or the restore would not
-        // hold them), so they go now rather than with the next checkpoint.
-        commitUpTo(Long.MAX_VALUE);
+        // hold them), so they go now, before anything of this run, rather than with the next checkpoint.
+        Map<String, List<Due>> restored;
+        synchronized (lock) {
+            restored = due(Long.MAX_VALUE);
+        }
+        Throwable failed = round(Long.MAX_VALUE, restored);
+        if (failed instanceof Error) {
+            throw (Error) failed;
+        } else if (failed != null) {
+            throw (RuntimeException) failed;
+        }
     }
 
     @Override
     public void processElement(StreamRecord<TableCommittable> element) {
-        add(element.getValue());
+        rethrowFailure();
+        synchronized (lock) {
+            add(element.getValue());
+        }
     }
 
     private void add(TableCommittable c) {
@@ -184,82 +229,225 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
     @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
+        rethrowFailure();
         lineageState.update(List.of(lineage));
         List<byte[]> out = new ArrayList<>();
-        for (Map.Entry<String, NavigableMap<Long, NavigableMap<Integer, List<WriteResult>>>> t : pending.entrySet()) {
-            for (Map.Entry<Long, NavigableMap<Integer, List<WriteResult>>> c :
-                    t.getValue().entrySet()) {
-                for (Map.Entry<Integer, List<WriteResult>> p : c.getValue().entrySet()) {
-                    for (WriteResult r : p.getValue()) {
-                        out.add(InstantiationUtil.serializeObject(
-                                TableCommittable.of(t.getKey(), c.getKey(), p.getKey(), r)));
+        List<Tuple2<String, Long>> done = new ArrayList<>();
+        synchronized (lock) {
+            // Commits may lag a checkpoint behind, never two: the snapshot reconciler counts on checkpoint n's
+            // files being in their tables once checkpoint n + 2 completed.
+            long mustBeIn = Math.min(dueUpTo, context.getCheckpointId() - 2);
+            while (roundInFlight && failure == null && pendingUpTo(mustBeIn)) {
+                lock.wait();
+            }
+            // Files a round in flight commits now are here too: a restore finds them in the table and skips them.
+            for (Map.Entry<String, NavigableMap<Long, NavigableMap<Integer, List<WriteResult>>>> t :
+                    pending.entrySet()) {
+                for (Map.Entry<Long, NavigableMap<Integer, List<WriteResult>>> c :
+                        t.getValue().entrySet()) {
+                    for (Map.Entry<Integer, List<WriteResult>> p : c.getValue().entrySet()) {
+                        for (WriteResult r : p.getValue()) {
+                            out.add(InstantiationUtil.serializeObject(
+                                    TableCommittable.of(t.getKey(), c.getKey(), p.getKey(), r)));
+                        }
                     }
                 }
             }
+            // Whole checkpoints only: a restore reads a checkpoint's committed parts from the table.
+            committed.forEach((table, at) -> done.add(Tuple2.of(table, at.completeCheckpoint())));
         }
+        rethrowFailure();
         pendingState.update(out);
-        List<Tuple2<String, Long>> done = new ArrayList<>();
-        // Whole checkpoints only: a restore reads a checkpoint's committed parts from the table.
-        committed.forEach((table, at) -> done.add(Tuple2.of(table, at.completeCheckpoint())));
         committedState.update(done);
     }
 
     @Override
     public void notifyCheckpointComplete(long checkpointId) throws Exception {
         super.notifyCheckpointComplete(checkpointId);
-        commitUpTo(checkpointId);
+        rethrowFailure();
+        synchronized (lock) {
+            dueUpTo = Math.max(dueUpTo, checkpointId);
+            roundRequested = true;
+            if (!roundInFlight) {
+                roundInFlight = true;
+                rounds.execute(this::runRounds);
+            }
+        }
     }
 
     @Override
-    public void endInput() {
+    public void endInput() throws Exception {
         // A bounded input ended: its last files (tagged Long.MAX_VALUE by the writers) go now.
-        commitUpTo(Long.MAX_VALUE);
+        commitAndWait(Long.MAX_VALUE);
+    }
+
+    @Override
+    public void finish() throws Exception {
+        // A stop with a savepoint: the savepoint's own commit may still run.
+        awaitRounds();
+        rethrowFailure();
+        super.finish();
+    }
+
+    /** Commits every pending checkpoint up to the given one and waits for it. */
+    private void commitAndWait(long checkpointId) throws InterruptedException {
+        rethrowFailure();
+        synchronized (lock) {
+            dueUpTo = Math.max(dueUpTo, checkpointId);
+            roundRequested = true;
+            if (!roundInFlight) {
+                roundInFlight = true;
+                rounds.execute(this::runRounds);
+            }
+        }
+        awaitRounds();
+        rethrowFailure();
+    }
+
+    /** Waits until no round runs. */
+    private void awaitRounds() throws InterruptedException {
+        synchronized (lock) {
+            while (roundInFlight) {
+                lock.wait();
+            }
+        }
+    }
+
+    /** The commits' failure, on the task thread: the task fails and restores. */
+    private void rethrowFailure() {
+        Throwable f;
+        synchronized (lock) {
+            f = failure;
+        }
+        if (f instanceof Error) {
+            throw (Error) f;
+        }
+        if (f != null) {
+            throw (RuntimeException) f;
+        }
+    }
+
+    @VisibleForTesting
+    void awaitCommitted() throws InterruptedException {
+        awaitRounds();
+        rethrowFailure();
     }
 
     /**
-     * Commits, per table and in checkpoint order, every pending checkpoint up to the given one. Tables commit
-     * independently of each other, on {@link #COMMIT_THREADS} threads: hundreds of tables would otherwise hold
-     * the committer, and with it the next checkpoint, for the sum of their commit times.
+     * Runs rounds until every due checkpoint had one, on the rounds thread. A notification during a round
+     * moves {@link #dueUpTo} on, and the next round takes it: the task thread goes on with its input and
+     * barriers meanwhile, so the writers never wait for commits to flush theirs.
      */
-    private void commitUpTo(long checkpointId) {
-        List<String> due = new ArrayList<>();
-        List<Future<?>> commits = new ArrayList<>();
-        for (Map.Entry<String, NavigableMap<Long, NavigableMap<Integer, List<WriteResult>>>> t : pending.entrySet()) {
-            NavigableMap<Long, NavigableMap<Integer, List<WriteResult>>> checkpoints =
-                    t.getValue().headMap(checkpointId, true);
-            if (!checkpoints.isEmpty()) {
-                due.add(t.getKey());
-                // Each task touches only its own table's map; this thread waits for all before going on.
-                commits.add(pool.submit(() -> {
-                    commitTable(t.getKey(), checkpoints);
-                    return null;
-                }));
+    private void runRounds() {
+        while (true) {
+            long upTo;
+            Map<String, List<Due>> due;
+            synchronized (lock) {
+                if (!roundRequested || failure != null) {
+                    roundInFlight = false;
+                    lock.notifyAll();
+                    return;
+                }
+                roundRequested = false;
+                upTo = dueUpTo;
+                due = due(upTo);
+            }
+            Throwable ended;
+            try {
+                ended = round(upTo, due);
+            } catch (Throwable t) {
+                ended = t;
+            }
+            synchronized (lock) {
+                if (ended != null && failure == null) {
+                    failure = ended;
+                }
+                lock.notifyAll();
             }
         }
+    }
+
+    /** Whether files of a checkpoint up to the given one wait for a commit. Called with the lock held. */
+    private boolean pendingUpTo(long checkpointId) {
+        for (NavigableMap<Long, NavigableMap<Integer, List<WriteResult>>> checkpoints : pending.values()) {
+            if (checkpoints.firstKey() <= checkpointId) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Per table, the pending parts of checkpoints up to the given one, in order. Called with the lock held. */
+    private Map<String, List<Due>> due(long upTo) {
+        Map<String, List<Due>> due = new LinkedHashMap<>();
+        pending.forEach((table, checkpoints) -> {
+            List<Due> parts = new ArrayList<>();
+            checkpoints.headMap(upTo, true).forEach((checkpointId, byPart) -> {
+                int count = byPart.lastKey() + 1;
+                byPart.forEach(
+                        (part, results) -> parts.add(new Due(checkpointId, part, count, new ArrayList<>(results))));
+            });
+            if (!parts.isEmpty()) {
+                due.put(table, parts);
+            }
+        });
+        return due;
+    }
+
+    /** One part of a checkpoint of a table, due for a commit. */
+    private static final class Due {
+        final long checkpointId;
+        final int part;
+        final int parts;
+        final List<WriteResult> results;
+
+        Due(long checkpointId, int part, int parts, List<WriteResult> results) {
+            this.checkpointId = checkpointId;
+            this.part = part;
+            this.parts = parts;
+            this.results = results;
+        }
+    }
+
+    /**
+     * Commits, per table and in checkpoint order, the due parts. Tables commit independently of each other, on
+     * {@link #COMMIT_THREADS} threads. Returns what must fail the task: a crash, or a table failing too often.
+     */
+    private Throwable round(long checkpointId, Map<String, List<Due>> due) throws InterruptedException {
         if (due.isEmpty()) {
-            return;
+            return null;
+        }
+        List<String> names = new ArrayList<>(due.keySet());
+        List<Future<?>> commits = new ArrayList<>();
+        for (String name : names) {
+            commits.add(pool.submit(() -> {
+                commitTable(name, due.get(name));
+                return null;
+            }));
         }
         long start = System.nanoTime();
         RuntimeException tooMany = null;
         Error crash = null;
         int failed = 0;
-        for (int i = 0; i < due.size(); i++) {
-            String name = due.get(i);
+        for (int i = 0; i < names.size(); i++) {
+            String name = names.get(i);
             try {
                 commits.get(i).get();
-                failures.remove(name);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("Interrupted while committing to Iceberg", e);
+                synchronized (lock) {
+                    failures.remove(name);
+                }
             } catch (ExecutionException wrapped) {
                 Throwable e = wrapped.getCause();
                 if (e instanceof Error) {
-                    // Thrown once every other table's commit has ended: none may run on beside a restored attempt.
+                    // Kept until every other table's commit has ended: none may run on beside a restored attempt.
                     crash = crash == null ? (Error) e : crash;
                     continue;
                 }
                 failed++;
-                int attempts = failures.merge(name, 1, Integer::sum);
+                int attempts;
+                synchronized (lock) {
+                    attempts = failures.merge(name, 1, Integer::sum);
+                }
                 metrics.table(name).failed();
                 // The commit may have reached the table all the same (a timeout after the catalog took it):
                 // the next attempt reads the table's last committed checkpoint again instead of trusting ours.
@@ -281,65 +469,65 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
                         e);
             }
         }
-        pending.values().removeIf(Map::isEmpty);
         LOG.info(
                 "Committed {} Iceberg table(s) up to checkpoint {} in {} ms{}.",
-                due.size() - failed,
+                names.size() - failed,
                 checkpointId == Long.MAX_VALUE ? "(end of input)" : String.valueOf(checkpointId),
                 (System.nanoTime() - start) / 1_000_000,
                 failed > 0 ? "; " + failed + " failed and stay pending" : "");
-        if (crash != null) {
-            throw crash;
-        }
-        if (tooMany != null) {
-            throw tooMany;
-        }
+        return crash != null ? crash : tooMany;
     }
 
     /**
-     * Commits the checkpoints in order, each part its own snapshot in part order, removing each from the map
+     * Commits the due parts of a table in order, each its own snapshot, removing each from the pending files
      * once it is in the table.
      */
-    private void commitTable(String name, NavigableMap<Long, NavigableMap<Integer, List<WriteResult>>> checkpoints) {
-        if (checkpoints.isEmpty()) {
-            return;
-        }
+    private void commitTable(String name, List<Due> due) {
         // Loaded once per run and again after a failed attempt; each commit refreshes the table itself.
         Table table = loaded.computeIfAbsent(name, n -> catalog.loadTable(TableIdentifier.parse(n)));
+        Position last;
+        synchronized (lock) {
+            last = committed.getOrDefault(name, Position.NONE);
+        }
         // The state may be older than the table (a commit after the checkpoint restored from): the table decides,
         // read once per run and after each failed attempt.
-        Position last = committed.getOrDefault(name, Position.NONE);
         if (readFromTable.add(name)) {
             last = Position.max(last, lastCommitted(table, lineage));
-            committed.put(name, last);
+            setCommitted(name, last);
         }
-        Iterator<Map.Entry<Long, NavigableMap<Integer, List<WriteResult>>>> it =
-                checkpoints.entrySet().iterator();
-        while (it.hasNext()) {
-            Map.Entry<Long, NavigableMap<Integer, List<WriteResult>>> c = it.next();
-            long checkpointId = c.getKey();
-            int parts = c.getValue().lastKey() + 1;
-            Iterator<Map.Entry<Integer, List<WriteResult>>> pit =
-                    c.getValue().entrySet().iterator();
-            while (pit.hasNext()) {
-                Map.Entry<Integer, List<WriteResult>> p = pit.next();
-                if (last.covers(checkpointId, p.getKey())) {
-                    LOG.info(
-                            "Iceberg table {}: checkpoint {} part {} is committed already (restored files); skipped.",
-                            name,
-                            checkpointId,
-                            p.getKey());
-                } else {
-                    commit(name, table, checkpointId, p.getKey(), parts, p.getValue());
-                    last = Position.of(checkpointId, p.getKey(), parts);
-                    committed.put(name, last);
-                }
-                pit.remove();
+        for (Due d : due) {
+            if (last.covers(d.checkpointId, d.part)) {
+                LOG.info(
+                        "Iceberg table {}: checkpoint {} part {} is committed already (restored files); skipped.",
+                        name,
+                        d.checkpointId,
+                        d.part);
+            } else {
+                commit(name, table, d.checkpointId, d.part, d.parts, d.results);
+                last = Position.of(d.checkpointId, d.part, d.parts);
             }
-            // Never back: a restored older checkpoint, skipped, must not hide that the table is further on.
-            last = Position.max(last, Position.complete(checkpointId));
-            committed.put(name, last);
-            it.remove();
+            if (d.part == d.parts - 1) {
+                // Never back: a restored older checkpoint, skipped, must not hide that the table is further on.
+                last = Position.max(last, Position.complete(d.checkpointId));
+            }
+            synchronized (lock) {
+                NavigableMap<Long, NavigableMap<Integer, List<WriteResult>>> checkpoints = pending.get(name);
+                NavigableMap<Integer, List<WriteResult>> parts = checkpoints.get(d.checkpointId);
+                parts.remove(d.part);
+                if (parts.isEmpty()) {
+                    checkpoints.remove(d.checkpointId);
+                    if (checkpoints.isEmpty()) {
+                        pending.remove(name);
+                    }
+                }
+                committed.put(name, last);
+            }
+        }
+    }
+
+    private void setCommitted(String name, Position at) {
+        synchronized (lock) {
+            committed.put(name, at);
         }
     }
 
@@ -448,6 +636,26 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
         }
     }
 
+    private static void awaitTerminationUninterruptibly(ExecutorService executor) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    if (executor.awaitTermination(10, TimeUnit.MINUTES)) {
+                        return;
+                    }
+                    LOG.warn("Iceberg commits are still running after 10 minutes; waiting on.");
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
     @VisibleForTesting
     String lineage() {
         return lineage;
@@ -456,9 +664,12 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
     @Override
     public void close() throws Exception {
         try {
-            if (pool != null) {
-                // Commits end before the task does (they are waited for), so nothing is in flight here.
-                pool.shutdownNow();
+            if (rounds != null) {
+                // A commit must not run on beside the next attempt of this task, which reads the tables first.
+                rounds.shutdown();
+                awaitTerminationUninterruptibly(rounds);
+                pool.shutdown();
+                awaitTerminationUninterruptibly(pool);
             }
             if (catalog instanceof Closeable) {
                 ((Closeable) catalog).close();

@@ -308,6 +308,8 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
 
     /** Sends, per table, the files of its writers closed early and then of its open one, as parts in that order. */
     private void flush(long checkpointId) throws IOException {
+        long start = System.nanoTime();
+        int tables = open.size();
         Map<TableId, Integer> parts = new HashMap<>();
         for (Map.Entry<TableId, List<WriteResult>> e : closedEarly.entrySet()) {
             for (WriteResult result : e.getValue()) {
@@ -323,6 +325,12 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
         closedEarly.clear();
         open.clear();
         buffered = 0;
+        LOG.debug(
+                "Iceberg writer {}: closed the files of {} table(s) for checkpoint {} in {} ms.",
+                getRuntimeContext().getIndexOfThisSubtask(),
+                tables,
+                checkpointId,
+                (System.nanoTime() - start) / 1_000_000);
     }
 
     private WriteResult complete(OpenWriter w) throws IOException {

@@ -22,11 +22,15 @@ import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.apache.iceberg.io.WriteResult;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -98,6 +102,13 @@ class TablesCommitterTest {
                         .build()));
     }
 
+    /** The checkpoint's notification, and its commits awaited: they run off the task thread. */
+    private static void completed(OneInputStreamOperatorTestHarness<TableCommittable, Void> h, long checkpointId)
+            throws Exception {
+        h.notifyOfCompletedCheckpoint(checkpointId);
+        ((TablesCommitter) h.getOperator()).awaitCommitted();
+    }
+
     private int snapshots(Table table) {
         table.refresh();
         int n = 0;
@@ -115,7 +126,7 @@ class TablesCommitterTest {
             // Checkpoint 1 aborted before its barrier reached the committer; checkpoint 2 updates the row.
             h.processElement(update(orders, 2, 1, "v2"));
             h.snapshot(2L, 2L);
-            h.notifyOfCompletedCheckpoint(2L);
+            completed(h, 2L);
         }
         assertThat(TestFiles.rows(orders)).containsExactly("1=v2");
         assertThat(snapshots(orders)).as("one snapshot per checkpoint").isEqualTo(2);
@@ -132,7 +143,7 @@ class TablesCommitterTest {
             h.processElement(insert(orders, 1, 1, "v1"));
             h.processElement(insert(items, 1, 7, "a"));
             beforeCommit = h.snapshot(1L, 1L);
-            h.notifyOfCompletedCheckpoint(1L);
+            completed(h, 1L);
             h.processElement(update(orders, 2, 1, "v2"));
             afterCommit = h.snapshot(2L, 2L);
             // The job dies before checkpoint 2's notification: its files are only in the state.
@@ -163,6 +174,38 @@ class TablesCommitterTest {
     }
 
     @Test
+    @Timeout(120)
+    void theTaskGoesOnWhileCommitsRunAndWaitsOnlyForTheCheckpointTwoBefore() throws Exception {
+        FaultyCatalog.Faults faults = FaultyCatalog.faults().stallNextCommit();
+        try (OneInputStreamOperatorTestHarness<TableCommittable, Void> h = harness(faults)) {
+            h.open();
+            h.processElement(insert(orders, 1, 1, "a"));
+            h.snapshot(1L, 1L);
+            h.notifyOfCompletedCheckpoint(1L);
+            assertThat(faults.awaitStalled(60, TimeUnit.SECONDS)).isTrue();
+            // Checkpoint 1's commit hangs in the catalog: the next files, barrier and notification go on.
+            h.processElement(insert(orders, 2, 2, "b"));
+            h.snapshot(2L, 2L);
+            h.notifyOfCompletedCheckpoint(2L);
+            assertThat(TestFiles.rows(orders)).isEmpty();
+            // Checkpoint 3's barrier waits for checkpoint 1's commit.
+            CompletableFuture<OperatorSubtaskState> third = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return h.snapshot(3L, 3L);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            assertThatThrownBy(() -> third.get(500, TimeUnit.MILLISECONDS)).isInstanceOf(TimeoutException.class);
+            faults.release();
+            assertThat(third.get(60, TimeUnit.SECONDS)).isNotNull();
+            completed(h, 3L);
+            assertThat(TestFiles.rows(orders)).containsExactly("1=a", "2=b");
+            assertThat(snapshots(orders)).as("one snapshot per checkpoint").isEqualTo(2);
+        }
+    }
+
+    @Test
     void aTableThatCannotCommitHoldsUpNoOther() throws Exception {
         try (OneInputStreamOperatorTestHarness<TableCommittable, Void> h = harness()) {
             h.open();
@@ -174,7 +217,7 @@ class TablesCommitterTest {
                             .addDataFiles(TestFiles.dataFile(orders, files, 9, "x"))
                             .build())));
             h.snapshot(1L, 1L);
-            h.notifyOfCompletedCheckpoint(1L);
+            completed(h, 1L);
             assertThat(TestFiles.rows(orders)).containsExactly("1=v1");
             // The failed table's files stay pending, in the state.
             OperatorSubtaskState state = h.snapshot(2L, 2L);
@@ -190,11 +233,11 @@ class TablesCommitterTest {
             h.processElement(insert(orders, 1, 1, "v1"));
             h.snapshot(1L, 1L);
             // The commit is in the table, but the committer is told it failed (a timeout after the commit).
-            h.notifyOfCompletedCheckpoint(1L);
+            completed(h, 1L);
             assertThat(faults.failed()).isEqualTo(1);
             h.processElement(insert(orders, 2, 2, "v2"));
             h.snapshot(2L, 2L);
-            h.notifyOfCompletedCheckpoint(2L);
+            completed(h, 2L);
         }
         assertThat(TestFiles.rows(orders)).containsExactly("1=v1", "2=v2");
         assertThat(snapshots(orders)).isEqualTo(2);
@@ -209,13 +252,13 @@ class TablesCommitterTest {
             h.open();
             h.processElement(insert(orders, 1, 1, "v1"));
             h.snapshot(1L, 1L);
-            h.notifyOfCompletedCheckpoint(1L);
+            completed(h, 1L);
             h.processElement(update(orders, 2, 1, "v2"));
             h.snapshot(2L, 2L);
-            h.notifyOfCompletedCheckpoint(2L);
+            completed(h, 2L);
             assertThat(TestFiles.rows(orders)).isEmpty();
             h.snapshot(3L, 3L);
-            h.notifyOfCompletedCheckpoint(3L);
+            completed(h, 3L);
         }
         assertThat(faults.failed()).isEqualTo(2);
         // Checkpoint 1, then 2: each its own snapshot, so that 2's delete applies to 1's row.
@@ -235,7 +278,7 @@ class TablesCommitterTest {
         h.processElement(part(insert(orders, 1, 2, "y"), 2));
         state = h.snapshot(1L, 1L);
         // The task dies right after the catalog took part 1.
-        assertThatThrownBy(() -> h.notifyOfCompletedCheckpoint(1L)).isInstanceOf(FaultyCatalog.InjectedCrash.class);
+        assertThatThrownBy(() -> completed(h, 1L)).isInstanceOf(FaultyCatalog.InjectedCrash.class);
         assertThat(TestFiles.rows(orders)).containsExactly("1=v2");
         try (OneInputStreamOperatorTestHarness<TableCommittable, Void> restored = harness()) {
             restored.initializeState(state);
@@ -261,9 +304,9 @@ class TablesCommitterTest {
         h.processElement(part(insert(orders, 2, 4, "d"), 1));
         // Checkpoint 2 is taken before checkpoint 1's notification: its state still holds checkpoint 1's files.
         state = h.snapshot(2L, 2L);
-        h.notifyOfCompletedCheckpoint(1L);
+        completed(h, 1L);
         // The task dies right after the catalog took checkpoint 2's first part.
-        assertThatThrownBy(() -> h.notifyOfCompletedCheckpoint(2L)).isInstanceOf(FaultyCatalog.InjectedCrash.class);
+        assertThatThrownBy(() -> completed(h, 2L)).isInstanceOf(FaultyCatalog.InjectedCrash.class);
         assertThat(TestFiles.rows(orders)).containsExactly("1=a", "2=b", "3=c");
         try (OneInputStreamOperatorTestHarness<TableCommittable, Void> restored = harness()) {
             restored.initializeState(state);
