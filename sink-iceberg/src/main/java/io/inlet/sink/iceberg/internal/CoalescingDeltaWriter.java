@@ -35,7 +35,7 @@ final class CoalescingDeltaWriter {
 
     /** A key's net change since it was first held. */
     private static final class Net {
-        /** The row to delete by equality, written before {@link #after}: a key's delete, or a changelog row from before. */
+        /** The row to delete by equality, written before {@link #after}: the key's delete, or an earlier row. */
         RowData delete;
         /** The key's row now, or {@code null} when it has none from this checkpoint. */
         RowData after;

@@ -2,12 +2,12 @@ package io.inlet.sink.iceberg.internal;
 
 import io.inlet.annotation.Internal;
 import io.inlet.core.event.ChangeEvent;
-import io.inlet.core.spi.PrimaryKeySelector;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
 
 import org.apache.flink.api.common.functions.Partitioner;
 import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.util.MathUtils;
 import org.apache.iceberg.PartitionKey;
@@ -17,22 +17,26 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.apache.iceberg.flink.RowDataWrapper;
 
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Keys the changes for {@link TablesWriter}: by table and primary key ({@link PrimaryKeySelector}),
- * so all changes of one row reach one writer subtask, in order. With {@code distribution-mode=hash},
- * a partitioned table's rows are keyed by their partition instead (fewer files per partition; upsert
- * tables' partition columns are key columns, so a key's changes still stay together).
+ * Routes the changes for {@link TablesWriter}: by a hash of table and primary key, so all changes of
+ * one row reach one writer subtask, in order (tables without a key: by table). With {@code
+ * distribution-mode=hash}, a partitioned table's rows go by their partition instead (fewer files per
+ * partition; upsert tables' partition columns are key columns, so a key's changes still stay
+ * together). The hash is computed from the values (Flink's data classes hash by value), so every
+ * upstream subtask, in any JVM, sends a key to the same writer; no string is built per row.
  */
 @Internal
-public final class TableKeySelector implements KeySelector<ChangeEvent, String> {
+public final class TableKeySelector implements KeySelector<ChangeEvent, Integer> {
 
     private static final long serialVersionUID = 1L;
 
-    private final PrimaryKeySelector byPrimaryKey;
+    private final List<TableDescriptor> tables;
 
     /** Tables keyed by partition: how their rows become the table's rows, and its partitioning. */
     private final HashMap<TableId, IcebergRowConverter> converters = new HashMap<>();
@@ -41,14 +45,43 @@ public final class TableKeySelector implements KeySelector<ChangeEvent, String> 
     private final HashMap<TableId, Schema> schemas = new HashMap<>();
     private final HashMap<TableId, PartitionSpec> specs = new HashMap<>();
 
-    private transient Map<TableId, RowDataWrapper> wrappers;
-    private transient Map<TableId, PartitionKey> partitionKeys;
+    private transient Map<TableId, Route> routes;
+
+    /** How one table's rows are routed. */
+    private static final class Route {
+        final String identifier;
+        final int tableHash;
+        /** The primary key's getters; null for a table routed by partition. */
+        final RowData.FieldGetter[] key;
+
+        final IcebergRowConverter converter;
+        final RowDataWrapper wrapper;
+        final PartitionKey partition;
+
+        Route(String identifier, RowData.FieldGetter[] key) {
+            this.identifier = identifier;
+            this.tableHash = identifier.hashCode();
+            this.key = key;
+            this.converter = null;
+            this.wrapper = null;
+            this.partition = null;
+        }
+
+        Route(String identifier, IcebergRowConverter converter, RowDataWrapper wrapper, PartitionKey partition) {
+            this.identifier = identifier;
+            this.tableHash = identifier.hashCode();
+            this.key = null;
+            this.converter = converter;
+            this.wrapper = wrapper;
+            this.partition = partition;
+        }
+    }
 
     /**
      * @param byPartition the tables to key by partition (partitioned ones): their Iceberg table
      */
     public TableKeySelector(List<TableDescriptor> tables, Map<TableId, Table> byPartition) {
-        this.byPrimaryKey = new PrimaryKeySelector(tables);
+        this.tables = new ArrayList<>(tables);
         byPartition.forEach((id, table) -> {
             TableDescriptor t = tables.stream()
                     .filter(d -> d.tableId().equals(id))
@@ -63,33 +96,65 @@ public final class TableKeySelector implements KeySelector<ChangeEvent, String> 
     }
 
     /**
-     * Spreads the keys over the writer subtasks by their hash. The writer keeps no keyed state, so it takes a
-     * custom partitioning rather than a keyed stream, which would compute every row's key a second time in the
+     * Spreads the keys over the writer subtasks. The writer keeps no keyed state, so it takes a custom
+     * partitioning rather than a keyed stream, which would compute every row's key a second time in the
      * writer to set a key context nothing reads.
      */
-    public static final class ByHash implements Partitioner<String> {
+    public static final class ByHash implements Partitioner<Integer> {
         private static final long serialVersionUID = 1L;
 
         @Override
-        public int partition(String key, int subtasks) {
-            return MathUtils.murmurHash(key.hashCode()) % subtasks;
+        public int partition(Integer key, int subtasks) {
+            return MathUtils.murmurHash(key) % subtasks;
         }
     }
 
     @Override
-    public String getKey(ChangeEvent event) throws Exception {
-        TableId id = event.tableId();
-        if (!specs.containsKey(id)) {
-            return byPrimaryKey.getKey(event);
+    public Integer getKey(ChangeEvent event) {
+        if (routes == null) {
+            routes = routes();
         }
-        if (wrappers == null) {
-            wrappers = new HashMap<>();
-            partitionKeys = new HashMap<>();
+        Route route = routes.get(event.tableId());
+        if (route == null) {
+            throw new IllegalStateException(
+                    "The Iceberg sink got an event of table " + event.tableId() + ", which it was not built for.");
         }
-        RowDataWrapper wrapper = wrappers.computeIfAbsent(
-                id, t -> new RowDataWrapper(targets.get(t), schemas.get(t).asStruct()));
-        PartitionKey key = partitionKeys.computeIfAbsent(id, t -> new PartitionKey(specs.get(t), schemas.get(t)));
-        key.partition(wrapper.wrap(converters.get(id).convert(event.row())));
-        return id.identifier() + '\u0000' + key.toPath();
+        if (route.key == null) {
+            route.partition.partition(route.wrapper.wrap(route.converter.convert(event.row())));
+            return (route.identifier + '\u0000' + route.partition.toPath()).hashCode();
+        }
+        int h = route.tableHash;
+        RowData row = event.row();
+        for (RowData.FieldGetter getter : route.key) {
+            Object v = getter.getFieldOrNull(row);
+            h = 31 * h + (v == null ? 0 : v instanceof byte[] ? Arrays.hashCode((byte[]) v) : v.hashCode());
+        }
+        return h;
+    }
+
+    private Map<TableId, Route> routes() {
+        Map<TableId, Route> m = new HashMap<>();
+        for (TableDescriptor t : tables) {
+            TableId id = t.tableId();
+            if (specs.containsKey(id)) {
+                m.put(
+                        id,
+                        new Route(
+                                id.identifier(),
+                                converters.get(id),
+                                new RowDataWrapper(
+                                        targets.get(id), schemas.get(id).asStruct()),
+                                new PartitionKey(specs.get(id), schemas.get(id))));
+            } else {
+                RowType type = t.toRowType();
+                int[] pk = t.primaryKeyIndexes();
+                RowData.FieldGetter[] g = new RowData.FieldGetter[pk.length];
+                for (int i = 0; i < pk.length; i++) {
+                    g[i] = RowData.createFieldGetter(type.getTypeAt(pk[i]), pk[i]);
+                }
+                m.put(id, new Route(id.identifier(), g));
+            }
+        }
+        return m;
     }
 }

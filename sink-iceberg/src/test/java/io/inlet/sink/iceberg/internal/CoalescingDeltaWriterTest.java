@@ -130,7 +130,7 @@ class CoalescingDeltaWriterTest {
         // The model: key "id/region" -> v, as a database applying the changes in order would hold.
         Map<String, String> expected = new TreeMap<>();
         long coalesced = 0;
-        for (int checkpoint = 0; checkpoint < 12; checkpoint++) {
+        for (int checkpoint = 0; checkpoint < 8; checkpoint++) {
             CoalescingDeltaWriter w = writer(table, upsert, maxHeldKeys, checkpoint);
             int changes = 20 + random.nextInt(60);
             for (int i = 0; i < changes; i++) {
