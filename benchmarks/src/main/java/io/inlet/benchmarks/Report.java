@@ -99,6 +99,35 @@ final class Report {
                     .append(verified(g.getValue()))
                     .append(" |\n");
         }
+        List<Map.Entry<String, List<Result>>> readable = ordered.stream()
+                .filter(g -> g.getValue().stream().allMatch(r -> r.values.get("readableRowsPerSec") != null))
+                .collect(Collectors.toList());
+        if (!readable.isEmpty()) {
+            sb.append(
+                    "\nBounded Kafka trials to the commit that makes the last row readable (the end of input),"
+                            + " without the final checkpoint Flink waits for before the job ends (median rows/s):\n\n"
+                            + "| benchmark | p | Inlet rows/s (spread) | SQL rows/s (spread) | Inlet / SQL |\n|---|---|---|---|---|\n");
+            for (Map.Entry<String, List<Result>> g : readable) {
+                String[] key = g.getKey().split("\\|");
+                List<Result> inlet = of(g.getValue(), "inlet");
+                List<Result> sql = of(g.getValue(), "sql");
+                double mi = median(inlet, "readableRowsPerSec");
+                double ms = median(sql, "readableRowsPerSec");
+                sb.append("| ")
+                        .append(key[0])
+                        .append(" | ")
+                        .append(key[2])
+                        .append(" | ")
+                        .append(fmt(mi))
+                        .append(spread(inlet, "readableRowsPerSec"))
+                        .append(" | ")
+                        .append(fmt(ms))
+                        .append(spread(sql, "readableRowsPerSec"))
+                        .append(" | ")
+                        .append(ratio(mi, ms))
+                        .append(" |\n");
+            }
+        }
         if (results.stream().anyMatch(r -> Boolean.TRUE.equals(r.values.get("fromBinlogTrial")))) {
             sb.append("\nThe snapshot-iceberg rows are the first phase of the binlog-iceberg trials (a"
                     + " fresh copy of the table each).\n");
