@@ -103,10 +103,10 @@ final class Report {
                 .filter(g -> g.getValue().stream().allMatch(r -> r.values.get("readableRowsPerSec") != null))
                 .collect(Collectors.toList());
         if (!readable.isEmpty()) {
-            sb.append(
-                    "\nBounded Kafka trials to the commit that makes the last row readable (the end of input),"
-                            + " without the final checkpoint Flink waits for before the job ends (median rows/s):\n\n"
-                            + "| benchmark | p | Inlet rows/s (spread) | SQL rows/s (spread) | Inlet / SQL |\n|---|---|---|---|---|\n");
+            sb.append("\nBounded Kafka trials to the commit that makes the last row readable (the end of input),"
+                    + " without the final checkpoint Flink waits for before the job ends (median rows/s):\n\n"
+                    + "| benchmark | p | Inlet rows/s (spread) | SQL rows/s (spread) | Inlet / SQL |\n"
+                    + "|---|---|---|---|---|\n");
             for (Map.Entry<String, List<Result>> g : readable) {
                 String[] key = g.getKey().split("\\|");
                 List<Result> inlet = of(g.getValue(), "inlet");
