@@ -34,6 +34,7 @@ class ModuleBoundariesTest {
                         "source-mysql-cdc",
                         "source-debezium-kafka",
                         "sink-iceberg",
+                        "source-iceberg",
                         "sink-hudi",
                         "hadoop-shim",
                         "examples/common",

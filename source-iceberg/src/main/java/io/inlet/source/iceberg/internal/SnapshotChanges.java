@@ -163,6 +163,20 @@ public final class SnapshotChanges {
         return pair(before, after);
     }
 
+    /** Every row of the table at the snapshot, as an insert: the table scan a read may start with. */
+    public List<RowData> rows(Snapshot snapshot) {
+        Map<Key, RowData> rows = new LinkedHashMap<>();
+        try (CloseableIterable<FileScanTask> tasks =
+                table.newScan().useSnapshot(snapshot.snapshotId()).planFiles()) {
+            for (FileScanTask task : tasks) {
+                read(task, rows);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("Planning snapshot " + snapshot.snapshotId() + " of " + table.name(), e);
+        }
+        return pair(Map.of(), rows);
+    }
+
     private List<RowData> pair(Map<Key, RowData> before, Map<Key, RowData> after) {
         List<RowData> out = new ArrayList<>();
         for (Map.Entry<Key, RowData> b : before.entrySet()) {

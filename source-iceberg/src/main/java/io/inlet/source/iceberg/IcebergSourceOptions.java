@@ -1,0 +1,61 @@
+package io.inlet.source.iceberg;
+
+import io.inlet.annotation.PublicEvolving;
+
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+
+import java.time.Duration;
+
+/**
+ * Options of the Iceberg changelog source, with the keys of Iceberg's own Flink read options.
+ *
+ * <pre>{@code
+ * IcebergChangelogSource.builder()
+ *         .catalogLoader(CatalogLoader.hadoop("lake", new Configuration(false), Map.of("warehouse", uri)))
+ *         .table("shop.orders")
+ *         .startingStrategy(StartingStrategy.INCREMENTAL_FROM_EARLIEST_SNAPSHOT)
+ *         .build();
+ * }</pre>
+ */
+@PublicEvolving
+public final class IcebergSourceOptions {
+
+    /** Where a read starts. */
+    public enum StartingStrategy {
+        /** All rows of the current snapshot as inserts, then the changes of every later snapshot. */
+        TABLE_SCAN_THEN_INCREMENTAL,
+        /** The changes of the current snapshot (included) and every later one, as Iceberg's option has it. */
+        INCREMENTAL_FROM_LATEST_SNAPSHOT,
+        /** The changes of every snapshot from the oldest one still in the table's history. */
+        INCREMENTAL_FROM_EARLIEST_SNAPSHOT,
+        /** The changes of {@code start-snapshot-id} (included) and every later snapshot. */
+        INCREMENTAL_FROM_SNAPSHOT_ID,
+        /** The changes of the first snapshot at or after {@code start-snapshot-timestamp}, and every later one. */
+        INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP
+    }
+
+    public static final ConfigOption<StartingStrategy> STARTING_STRATEGY = ConfigOptions.key("starting-strategy")
+            .enumType(StartingStrategy.class)
+            .defaultValue(StartingStrategy.TABLE_SCAN_THEN_INCREMENTAL)
+            .withDescription("Where the read starts: the current table then its changes (the default), or the"
+                    + " changes from the latest snapshot, the earliest, a snapshot id or a timestamp.");
+
+    public static final ConfigOption<Long> START_SNAPSHOT_ID = ConfigOptions.key("start-snapshot-id")
+            .longType()
+            .noDefaultValue()
+            .withDescription("The first snapshot whose changes are read, with INCREMENTAL_FROM_SNAPSHOT_ID.");
+
+    public static final ConfigOption<Long> START_SNAPSHOT_TIMESTAMP = ConfigOptions.key("start-snapshot-timestamp")
+            .longType()
+            .noDefaultValue()
+            .withDescription("Epoch milliseconds: the changes of the first snapshot committed at or after it, with"
+                    + " INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP.");
+
+    public static final ConfigOption<Duration> MONITOR_INTERVAL = ConfigOptions.key("monitor-interval")
+            .durationType()
+            .defaultValue(Duration.ofSeconds(10))
+            .withDescription("How often the table is checked for new snapshots.");
+
+    private IcebergSourceOptions() {}
+}

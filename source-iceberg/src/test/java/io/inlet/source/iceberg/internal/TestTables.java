@@ -1,0 +1,139 @@
+package io.inlet.source.iceberg.internal;
+
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.types.RowKind;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.RowDelta;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.flink.FlinkSchemaUtil;
+import org.apache.iceberg.flink.sink.RowDataTaskWriterFactory;
+import org.apache.iceberg.hadoop.HadoopCatalog;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.TaskWriter;
+import org.apache.iceberg.io.WriteResult;
+import org.apache.iceberg.types.Types;
+
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tables keyed by {@code (id, region)} with a value {@code v}, written by Iceberg's own Flink delta
+ * writer and read back with Iceberg's generic reader; and a changelog materialized by key.
+ */
+public final class TestTables {
+
+    public static final Schema SCHEMA = new Schema(
+            List.of(
+                    Types.NestedField.required(1, "id", Types.LongType.get()),
+                    Types.NestedField.required(2, "region", Types.IntegerType.get()),
+                    Types.NestedField.optional(3, "v", Types.StringType.get())),
+            Set.of(1, 2));
+
+    private TestTables() {}
+
+    public static Table create(Path warehouse, String name, boolean partitioned) {
+        HadoopCatalog catalog =
+                new HadoopCatalog(new Configuration(false), warehouse.toUri().toString());
+        PartitionSpec spec = partitioned
+                ? PartitionSpec.builderFor(SCHEMA).identity("region").build()
+                : PartitionSpec.unpartitioned();
+        // Avro files: Iceberg's Parquet writer needs parquet-avro, which this module's tests leave out.
+        return catalog.createTable(
+                TableIdentifier.of("db", name),
+                SCHEMA,
+                spec,
+                Map.of("format-version", "2", "write.format.default", "avro"));
+    }
+
+    /** Iceberg's Flink delta writer of the table, upsert or changelog. */
+    public static TaskWriter<RowData> writer(Table table, boolean upsert, int attempt) {
+        RowDataTaskWriterFactory factory = new RowDataTaskWriterFactory(
+                table,
+                FlinkSchemaUtil.convert(SCHEMA),
+                128L << 20,
+                FileFormat.AVRO,
+                table.properties(),
+                List.of(1, 2),
+                upsert);
+        factory.initialize(0, attempt);
+        return factory.create();
+    }
+
+    public static RowData row(RowKind kind, long id, int region, String v) {
+        GenericRowData r = GenericRowData.of(id, region, v == null ? null : StringData.fromString(v));
+        r.setRowKind(kind);
+        return r;
+    }
+
+    public static void commit(Table table, WriteResult result) {
+        RowDelta delta = table.newRowDelta();
+        Arrays.stream(result.dataFiles()).forEach(delta::addRows);
+        Arrays.stream(result.deleteFiles()).forEach(delta::addDeletes);
+        delta.commit();
+    }
+
+    /** The table at a snapshot, key "id/region" to v, read with Iceberg's generic reader. */
+    public static Map<String, String> batch(Table table, long snapshotId) throws Exception {
+        Map<String, String> out = new TreeMap<>();
+        try (CloseableIterable<Record> records =
+                IcebergGenerics.read(table).useSnapshot(snapshotId).build()) {
+            for (Record r : records) {
+                out.put(r.getField("id") + "/" + r.getField("region"), String.valueOf(r.getField("v")));
+            }
+        }
+        return out;
+    }
+
+    /** A changelog applied change by change, each checked to be one the table at that point may carry. */
+    public static final class Materialized {
+        public final Map<String, String> rows = new TreeMap<>();
+        private String updating;
+
+        public void apply(RowData c) {
+            String key = c.getLong(0) + "/" + c.getInt(1);
+            String v = c.isNullAt(2) ? "null" : c.getString(2).toString();
+            if (updating != null) {
+                assertThat(c.getRowKind())
+                        .as("+U right after the -U of %s", updating)
+                        .isEqualTo(RowKind.UPDATE_AFTER);
+                assertThat(key).isEqualTo(updating);
+            }
+            switch (c.getRowKind()) {
+                case INSERT:
+                    assertThat(rows).as("+I of a new key").doesNotContainKey(key);
+                    rows.put(key, v);
+                    break;
+                case UPDATE_BEFORE:
+                    assertThat(rows).as("-U with the full before-image").containsEntry(key, v);
+                    rows.remove(key);
+                    updating = key;
+                    break;
+                case UPDATE_AFTER:
+                    assertThat(updating).as("+U after its -U").isEqualTo(key);
+                    rows.put(key, v);
+                    updating = null;
+                    break;
+                case DELETE:
+                    assertThat(rows).as("-D with the full row").containsEntry(key, v);
+                    rows.remove(key);
+                    break;
+                default:
+                    throw new AssertionError(c.getRowKind());
+            }
+        }
+    }
+}
