@@ -11,6 +11,7 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.SinkFunction;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.hadoop.conf.Configuration;
@@ -28,10 +29,11 @@ import org.apache.iceberg.flink.TableLoader;
 import org.apache.iceberg.flink.source.FlinkSource;
 import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.apache.iceberg.io.DataWriter;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -90,25 +92,48 @@ class IcebergChangelogReadITCase {
         return out;
     }
 
-    @Test
-    void insertsUpdatesAndDeletesOfTheMirrorReachAStreamingRead(MariaDbServer mysql, @TempDir Path warehouse)
-            throws Exception {
+    /** The mirror: Inlet's MySQL-to-Iceberg job, or the plain Flink SQL job with Iceberg's upsert writer. */
+    private static JobClient mirror(boolean inlet, MariaDbServer mysql, String db, Path warehouse) throws Exception {
+        StreamExecutionEnvironment env = Jobs.restartingEnvironment();
+        if (inlet) {
+            return Pipeline.builder()
+                    .environment(env)
+                    .source(MySqlOptions.builder(mysql, db, "products").build())
+                    .sink(IcebergSink.builder()
+                            .warehouse(warehouse.toUri().toString())
+                            .build())
+                    .jobName("products into iceberg")
+                    .build()
+                    .executeAsync();
+        }
+        StreamTableEnvironment t = StreamTableEnvironment.create(env);
+        t.executeSql("CREATE TABLE src (id INT NOT NULL, name STRING NOT NULL, description STRING,"
+                + " PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'mysql-cdc', 'hostname' = '" + mysql.host()
+                + "', 'port' = '" + mysql.port() + "', 'username' = '" + mysql.rootUser() + "', 'password' = '"
+                + mysql.rootPassword() + "', 'database-name' = '" + db + "', 'table-name' = 'products',"
+                + " 'server-time-zone' = 'UTC')");
+        t.executeSql("CREATE CATALOG ice WITH ('type' = 'iceberg', 'catalog-type' = 'hadoop', 'warehouse' = '"
+                + warehouse.toUri() + "')");
+        t.executeSql("CREATE DATABASE ice." + db);
+        t.executeSql("CREATE TABLE ice." + db + ".products (id INT NOT NULL, name STRING NOT NULL, description"
+                + " STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('format-version' = '2', 'write.upsert.enabled' ="
+                + " 'true')");
+        return t.executeSql("INSERT INTO ice." + db + ".products SELECT * FROM src")
+                .getJobClient()
+                .orElseThrow();
+    }
+
+    @ParameterizedTest(name = "mirrored by {0}")
+    @ValueSource(strings = {"Inlet's job", "Flink SQL with Iceberg's upsert writer"})
+    void insertsUpdatesAndDeletesOfTheMirrorReachAStreamingRead(
+            String producer, MariaDbServer mysql, @TempDir Path warehouse) throws Exception {
         String db = mysql.createDatabase();
         mysql.execute(
                 db,
                 "CREATE TABLE products (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(255) NOT NULL,"
                         + " description VARCHAR(512))",
                 "INSERT INTO products (name, description) VALUES ('scooter', 'small 2-wheel scooter')");
-        StreamExecutionEnvironment ingestEnv = Jobs.restartingEnvironment();
-        JobClient ingest = Pipeline.builder()
-                .environment(ingestEnv)
-                .source(MySqlOptions.builder(mysql, db, "products").build())
-                .sink(IcebergSink.builder()
-                        .warehouse(warehouse.toUri().toString())
-                        .build())
-                .jobName("products into iceberg")
-                .build()
-                .executeAsync();
+        JobClient ingest = mirror(producer.startsWith("Inlet"), mysql, db, warehouse);
         TableIdentifier id = TableIdentifier.of(db, "products");
         JobClient read = null;
         try (HadoopCatalog catalog =
