@@ -3,15 +3,20 @@ package io.inlet.source.iceberg;
 import io.inlet.source.iceberg.internal.TestTables;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.restartstrategy.RestartStrategies;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.jobgraph.SavepointConfigOptions;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.SinkFunction;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.CloseableIterator;
 import org.apache.flink.util.InstantiationUtil;
@@ -27,6 +32,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -189,6 +195,93 @@ class IcebergChangelogSourceITCase {
         }
         assertThat(materialized.rows).isEqualTo(new java.util.TreeMap<>(source));
         assertThat(Collect.ROWS).as("nothing after the last change").isEmpty();
+    }
+
+    /** A change as a Row of its kind, for the Table API's changelog streams. */
+    static final class ToRow implements MapFunction<RowData, Row> {
+        @Override
+        public Row map(RowData r) {
+            return Row.ofKind(
+                    r.getRowKind(),
+                    r.getLong(0),
+                    r.getInt(1),
+                    r.isNullAt(2) ? null : r.getString(2).toString());
+        }
+    }
+
+    @Test
+    @Timeout(240)
+    void aGroupByCountOverTheStreamEqualsTheBatchCountAfterEverySnapshot() throws Exception {
+        Table table = TestTables.create(warehouse, "counted", true);
+        Random random = new Random(17);
+        Map<String, String> source = new HashMap<>();
+        commitRegions(table, source, random, 0);
+        IcebergChangelogSource changelog = IcebergChangelogSource.builder()
+                .catalogLoader(loader())
+                .table("db.counted")
+                .monitorInterval(Duration.ofMillis(100))
+                .build();
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        env.enableCheckpointing(200);
+        StreamTableEnvironment t = StreamTableEnvironment.create(env);
+        DataStream<Row> rows = env.fromSource(changelog, WatermarkStrategy.noWatermarks(), "changelog")
+                .setParallelism(1)
+                .map(new ToRow())
+                .returns(Types.ROW_NAMED(new String[] {"id", "region", "v"}, Types.LONG, Types.INT, Types.STRING));
+        t.createTemporaryView("changes", t.fromChangelogStream(rows));
+        Map<Integer, Long> counts = new TreeMap<>();
+        try (CloseableIterator<Row> out = t.toChangelogStream(
+                        t.sqlQuery("SELECT region, COUNT(*) AS n FROM changes GROUP BY region"))
+                .executeAndCollect("count by region")) {
+            for (int snapshot = 1; snapshot <= 8; snapshot++) {
+                Map<Integer, Long> expected = batchCounts(table);
+                while (!counts.equals(expected)) {
+                    Row r = out.next();
+                    int region = (Integer) r.getField(0);
+                    if (r.getKind() == RowKind.INSERT || r.getKind() == RowKind.UPDATE_AFTER) {
+                        counts.put(region, (Long) r.getField(1));
+                    } else {
+                        counts.remove(region);
+                    }
+                }
+                commitRegions(table, source, random, snapshot);
+            }
+        }
+        assertThat(counts).isNotEmpty();
+    }
+
+    private static Map<Integer, Long> batchCounts(Table table) throws Exception {
+        table.refresh();
+        Map<Integer, Long> counts = new TreeMap<>();
+        TestTables.batch(table, table.currentSnapshot().snapshotId())
+                .keySet()
+                .forEach(key -> counts.merge(Integer.parseInt(key.substring(key.indexOf('/') + 1)), 1L, Long::sum));
+        return counts;
+    }
+
+    /** One snapshot of random changes over three regions (the partitions), by Iceberg's changelog writer. */
+    private static void commitRegions(Table table, Map<String, String> source, Random random, int n) throws Exception {
+        TaskWriter<RowData> w = TestTables.writer(table, false, n);
+        for (int i = 0; i < 20; i++) {
+            long id = random.nextInt(15);
+            int region = random.nextInt(3);
+            String key = id + "/" + region;
+            String old = source.get(key);
+            String now = "r" + n + "-" + i;
+            if (old == null) {
+                w.write(TestTables.row(RowKind.INSERT, id, region, now));
+                source.put(key, now);
+            } else if (random.nextInt(2) == 0) {
+                w.write(TestTables.row(RowKind.DELETE, id, region, old));
+                source.remove(key);
+            } else {
+                w.write(TestTables.row(RowKind.UPDATE_BEFORE, id, region, old));
+                w.write(TestTables.row(RowKind.UPDATE_AFTER, id, region, now));
+                source.put(key, now);
+            }
+        }
+        TestTables.commit(table, w.complete());
     }
 
     /** One snapshot of random inserts, updates and deletes by Iceberg's upsert writer. */
