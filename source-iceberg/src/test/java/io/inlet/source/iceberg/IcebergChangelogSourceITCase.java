@@ -22,14 +22,12 @@ import org.apache.flink.util.CloseableIterator;
 import org.apache.flink.util.InstantiationUtil;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.CatalogLoader;
-import org.apache.iceberg.io.TaskWriter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
@@ -57,6 +55,15 @@ class IcebergChangelogSourceITCase {
                 Map.of("warehouse", warehouse.toUri().toString()));
     }
 
+    /** The table's changelog, looked for every 100 ms. */
+    private IcebergChangelogSource changelog(String table) {
+        return IcebergChangelogSource.builder()
+                .catalogLoader(loader())
+                .table(table)
+                .monitorInterval(Duration.ofMillis(100))
+                .build();
+    }
+
     /** Fails the job once, at the given record of its first attempt. */
     static final class FailOnce extends RichMapFunction<RowData, RowData> {
         static final AtomicBoolean FAILED = new AtomicBoolean();
@@ -80,15 +87,10 @@ class IcebergChangelogSourceITCase {
     @Timeout(240)
     void followsUpdatesAndDeletesSnapshotBySnapshotExactlyOnceAcrossAFailure() throws Exception {
         Table table = TestTables.create(warehouse, "orders", false);
-        Map<String, String> source = new HashMap<>();
-        Random random = new Random(11);
-        commitChurn(table, source, random, 0, 10);
+        TestTables.Churn churn = new TestTables.Churn(table, true, new Random(11), 20, 1);
+        churn.commit(0, 10);
 
-        IcebergChangelogSource changelog = IcebergChangelogSource.builder()
-                .catalogLoader(loader())
-                .table("db.orders")
-                .monitorInterval(Duration.ofMillis(100))
-                .build();
+        IcebergChangelogSource changelog = changelog("db.orders");
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(1);
         env.enableCheckpointing(200);
@@ -101,17 +103,13 @@ class IcebergChangelogSourceITCase {
                 .returns(changelog.getProducedType())
                 .executeAndCollect("iceberg changelog")) {
             for (int snapshot = 1; snapshot <= 12; snapshot++) {
-                table.refresh();
-                Map<String, String> expected =
-                        TestTables.batch(table, table.currentSnapshot().snapshotId());
+                Map<String, String> expected = TestTables.current(table);
                 while (!materialized.rows.equals(expected)) {
                     materialized.apply(out.next());
                 }
-                commitChurn(table, source, random, snapshot, 15);
+                churn.commit(snapshot, 15);
             }
-            table.refresh();
-            Map<String, String> last =
-                    TestTables.batch(table, table.currentSnapshot().snapshotId());
+            Map<String, String> last = TestTables.current(table);
             while (!materialized.rows.equals(last)) {
                 materialized.apply(out.next());
             }
@@ -119,7 +117,7 @@ class IcebergChangelogSourceITCase {
         assertThat(FailOnce.FAILED)
                 .as("the reading job failed once and restored")
                 .isTrue();
-        assertThat(materialized.rows).isEqualTo(new java.util.TreeMap<>(source));
+        assertThat(materialized.rows).isEqualTo(churn.rows);
     }
 
     /** Keeps what reaches it, for the test to read while the job runs. */
@@ -133,9 +131,7 @@ class IcebergChangelogSourceITCase {
     }
 
     private static void follow(TestTables.Materialized materialized, Table table) throws Exception {
-        table.refresh();
-        Map<String, String> expected =
-                TestTables.batch(table, table.currentSnapshot().snapshotId());
+        Map<String, String> expected = TestTables.current(table);
         while (!materialized.rows.equals(expected)) {
             RowData row = Collect.ROWS.poll(60, TimeUnit.SECONDS);
             assertThat(row)
@@ -165,35 +161,30 @@ class IcebergChangelogSourceITCase {
     @Timeout(240)
     void aStopWithSavepointAndARestoreIntoANewJobGoOnFromTheLastSnapshotRead() throws Exception {
         Table table = TestTables.create(warehouse, "restored", false);
-        Map<String, String> source = new HashMap<>();
-        Random random = new Random(13);
-        commitChurn(table, source, random, 0, 10);
-        IcebergChangelogSource changelog = IcebergChangelogSource.builder()
-                .catalogLoader(loader())
-                .table("db.restored")
-                .monitorInterval(Duration.ofMillis(100))
-                .build();
+        TestTables.Churn churn = new TestTables.Churn(table, true, new Random(13), 20, 1);
+        churn.commit(0, 10);
+        IcebergChangelogSource changelog = changelog("db.restored");
         Collect.ROWS.clear();
         TestTables.Materialized materialized = new TestTables.Materialized();
         JobClient first = start(changelog, null);
         follow(materialized, table);
-        commitChurn(table, source, random, 1, 15);
+        churn.commit(1, 15);
         follow(materialized, table);
         String savepoint = first.stopWithSavepoint(
                         false, warehouse.resolve("savepoints").toUri().toString(), SavepointFormatType.CANONICAL)
                 .get(60, TimeUnit.SECONDS);
         // Changes while no job reads: the new job reads them, and nothing it read before.
-        commitChurn(table, source, random, 2, 15);
-        commitChurn(table, source, random, 3, 15);
+        churn.commit(2, 15);
+        churn.commit(3, 15);
         JobClient second = start(changelog, savepoint);
         try {
             follow(materialized, table);
-            commitChurn(table, source, random, 4, 15);
+            churn.commit(4, 15);
             follow(materialized, table);
         } finally {
             second.cancel().get(60, TimeUnit.SECONDS);
         }
-        assertThat(materialized.rows).isEqualTo(new java.util.TreeMap<>(source));
+        assertThat(materialized.rows).isEqualTo(churn.rows);
         assertThat(Collect.ROWS).as("nothing after the last change").isEmpty();
     }
 
@@ -213,14 +204,9 @@ class IcebergChangelogSourceITCase {
     @Timeout(240)
     void aGroupByCountOverTheStreamEqualsTheBatchCountAfterEverySnapshot() throws Exception {
         Table table = TestTables.create(warehouse, "counted", true);
-        Random random = new Random(17);
-        Map<String, String> source = new HashMap<>();
-        commitRegions(table, source, random, 0);
-        IcebergChangelogSource changelog = IcebergChangelogSource.builder()
-                .catalogLoader(loader())
-                .table("db.counted")
-                .monitorInterval(Duration.ofMillis(100))
-                .build();
+        TestTables.Churn churn = new TestTables.Churn(table, false, new Random(17), 15, 3);
+        churn.commit(0, 20);
+        IcebergChangelogSource changelog = changelog("db.counted");
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(1);
         env.enableCheckpointing(200);
@@ -245,63 +231,18 @@ class IcebergChangelogSourceITCase {
                         counts.remove(region);
                     }
                 }
-                commitRegions(table, source, random, snapshot);
+                churn.commit(snapshot, 20);
             }
         }
         assertThat(counts).isNotEmpty();
     }
 
     private static Map<Integer, Long> batchCounts(Table table) throws Exception {
-        table.refresh();
         Map<Integer, Long> counts = new TreeMap<>();
-        TestTables.batch(table, table.currentSnapshot().snapshotId())
+        TestTables.current(table)
                 .keySet()
                 .forEach(key -> counts.merge(Integer.parseInt(key.substring(key.indexOf('/') + 1)), 1L, Long::sum));
         return counts;
-    }
-
-    /** One snapshot of random changes over three regions (the partitions), by Iceberg's changelog writer. */
-    private static void commitRegions(Table table, Map<String, String> source, Random random, int n) throws Exception {
-        TaskWriter<RowData> w = TestTables.writer(table, false, n);
-        for (int i = 0; i < 20; i++) {
-            long id = random.nextInt(15);
-            int region = random.nextInt(3);
-            String key = id + "/" + region;
-            String old = source.get(key);
-            String now = "r" + n + "-" + i;
-            if (old == null) {
-                w.write(TestTables.row(RowKind.INSERT, id, region, now));
-                source.put(key, now);
-            } else if (random.nextInt(2) == 0) {
-                w.write(TestTables.row(RowKind.DELETE, id, region, old));
-                source.remove(key);
-            } else {
-                w.write(TestTables.row(RowKind.UPDATE_BEFORE, id, region, old));
-                w.write(TestTables.row(RowKind.UPDATE_AFTER, id, region, now));
-                source.put(key, now);
-            }
-        }
-        TestTables.commit(table, w.complete());
-    }
-
-    /** One snapshot of random inserts, updates and deletes by Iceberg's upsert writer. */
-    private static void commitChurn(Table table, Map<String, String> source, Random random, int n, int changes)
-            throws Exception {
-        TaskWriter<RowData> w = TestTables.writer(table, true, n);
-        for (int i = 0; i < changes; i++) {
-            long id = random.nextInt(20);
-            String key = id + "/0";
-            String old = source.get(key);
-            String now = "s" + n + "-" + i;
-            if (old != null && random.nextInt(3) == 0) {
-                w.write(TestTables.row(RowKind.DELETE, id, 0, old));
-                source.remove(key);
-            } else {
-                w.write(TestTables.row(RowKind.INSERT, id, 0, now));
-                source.put(key, now);
-            }
-        }
-        TestTables.commit(table, w.complete());
     }
 
     @Test

@@ -203,12 +203,7 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
         synchronized (lock) {
             restored = due(Long.MAX_VALUE);
         }
-        Throwable failed = round(Long.MAX_VALUE, restored);
-        if (failed instanceof Error) {
-            throw (Error) failed;
-        } else if (failed != null) {
-            throw (RuntimeException) failed;
-        }
+        rethrow(round(Long.MAX_VALUE, restored));
     }
 
     @Override
@@ -265,6 +260,11 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
     public void notifyCheckpointComplete(long checkpointId) throws Exception {
         super.notifyCheckpointComplete(checkpointId);
         rethrowFailure();
+        requestRound(checkpointId);
+    }
+
+    /** Asks for a round up to the checkpoint: the rounds thread starts one, or takes it when its current one ends. */
+    private void requestRound(long checkpointId) {
         synchronized (lock) {
             dueUpTo = Math.max(dueUpTo, checkpointId);
             roundRequested = true;
@@ -284,24 +284,15 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
     @Override
     public void finish() throws Exception {
         // A stop with a savepoint: the savepoint's own commit may still run.
-        awaitRounds();
-        rethrowFailure();
+        awaitCommitted();
         super.finish();
     }
 
     /** Commits every pending checkpoint up to the given one and waits for it. */
     private void commitAndWait(long checkpointId) throws InterruptedException {
         rethrowFailure();
-        synchronized (lock) {
-            dueUpTo = Math.max(dueUpTo, checkpointId);
-            roundRequested = true;
-            if (!roundInFlight) {
-                roundInFlight = true;
-                rounds.execute(this::runRounds);
-            }
-        }
-        awaitRounds();
-        rethrowFailure();
+        requestRound(checkpointId);
+        awaitCommitted();
     }
 
     /** Waits until no round runs. */
@@ -319,14 +310,22 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
         synchronized (lock) {
             f = failure;
         }
+        rethrow(f);
+    }
+
+    private static void rethrow(Throwable f) {
         if (f instanceof Error) {
             throw (Error) f;
         }
-        if (f != null) {
+        if (f instanceof RuntimeException) {
             throw (RuntimeException) f;
+        }
+        if (f != null) {
+            throw new IllegalStateException("Committing to Iceberg failed", f);
         }
     }
 
+    /** Waits until no round runs, and fails as the commits did. */
     @VisibleForTesting
     void awaitCommitted() throws InterruptedException {
         awaitRounds();

@@ -52,6 +52,8 @@ public final class ChangelogEnumerator implements SplitEnumerator<SnapshotSplit,
     private volatile Long lastPlannedView;
 
     private transient Catalog catalog;
+    /** Loaded by the first look and refreshed by each after it (the looks run one at a time). */
+    private transient Table loaded;
 
     public ChangelogEnumerator(
             SplitEnumeratorContext<SnapshotSplit> context,
@@ -105,7 +107,12 @@ public final class ChangelogEnumerator implements SplitEnumerator<SnapshotSplit,
 
     /** On a worker thread: the snapshots after the given one, or the start's first ones. */
     private Found discover(boolean isStarted, Long after) {
-        Table t = catalog.loadTable(TableIdentifier.parse(table));
+        if (loaded == null) {
+            loaded = catalog.loadTable(TableIdentifier.parse(table));
+        } else {
+            loaded.refresh();
+        }
+        Table t = loaded;
         Snapshot current = t.currentSnapshot();
         List<SnapshotSplit> splits = new ArrayList<>();
         Long from = after;

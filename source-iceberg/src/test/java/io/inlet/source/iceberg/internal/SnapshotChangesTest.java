@@ -8,7 +8,6 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.TaskWriter;
-import org.apache.iceberg.io.WriteResult;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -17,10 +16,14 @@ import org.junit.jupiter.params.provider.CsvSource;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
-import java.util.TreeMap;
 
+import static io.inlet.source.iceberg.internal.TestTables.batch;
+import static io.inlet.source.iceberg.internal.TestTables.commit;
+import static io.inlet.source.iceberg.internal.TestTables.create;
+import static io.inlet.source.iceberg.internal.TestTables.current;
+import static io.inlet.source.iceberg.internal.TestTables.row;
+import static io.inlet.source.iceberg.internal.TestTables.writer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -35,55 +38,23 @@ class SnapshotChangesTest {
     Path warehouse;
 
     private Table table(String name, boolean partitioned) {
-        return TestTables.create(warehouse, name, partitioned);
+        return create(warehouse, name, partitioned);
     }
 
-    private static TaskWriter<RowData> writer(Table table, boolean upsert, int attempt) {
-        return TestTables.writer(table, upsert, attempt);
-    }
-
-    private static RowData row(RowKind kind, long id, int region, String v) {
-        return TestTables.row(kind, id, region, v);
-    }
-
-    private static void commit(Table table, WriteResult result) {
-        TestTables.commit(table, result);
-    }
-
-    private static Map<String, String> batch(Table table, long snapshotId) throws Exception {
-        return TestTables.batch(table, snapshotId);
+    /** A change as "-U2=b": kind, id, value. */
+    private static String describe(RowData r) {
+        return r.getRowKind().shortString() + r.getLong(0) + "=" + r.getString(2);
     }
 
     @ParameterizedTest(name = "upsert={0}, partitioned={1}")
     @CsvSource({"true, false", "true, true", "false, false", "false, true"})
     void everySnapshotsChangesLeadFromItsParentToIt(boolean upsert, boolean partitioned) throws Exception {
         Table table = table("churn", partitioned);
-        Random random = new Random(upsert ? 3 : 5);
-        Map<String, String> source = new TreeMap<>();
+        TestTables.Churn churn = new TestTables.Churn(table, upsert, new Random(upsert ? 3 : 5), 12, 2);
         for (int checkpoint = 0; checkpoint < 8; checkpoint++) {
-            TaskWriter<RowData> w = writer(table, upsert, checkpoint);
-            for (int i = 0; i < 40; i++) {
-                long id = random.nextInt(12);
-                int region = random.nextInt(2);
-                String key = id + "/" + region;
-                String old = source.get(key);
-                String now = "v" + checkpoint + "-" + i;
-                if (old == null) {
-                    w.write(row(RowKind.INSERT, id, region, now));
-                    source.put(key, now);
-                } else if (random.nextInt(3) == 0) {
-                    w.write(row(RowKind.DELETE, id, region, old));
-                    source.remove(key);
-                } else {
-                    w.write(row(RowKind.UPDATE_BEFORE, id, region, old));
-                    w.write(row(RowKind.UPDATE_AFTER, id, region, now));
-                    source.put(key, now);
-                }
-            }
-            commit(table, w.complete());
+            churn.commit(checkpoint, 40);
         }
-        table.refresh();
-        assertThat(batch(table, table.currentSnapshot().snapshotId())).isEqualTo(source);
+        assertThat(current(table)).isEqualTo(churn.rows);
 
         SnapshotChanges changes = new SnapshotChanges(table);
         TestTables.Materialized materialized = new TestTables.Materialized();
@@ -114,9 +85,7 @@ class SnapshotChangesTest {
         table.refresh();
 
         List<RowData> out = new SnapshotChanges(table).of(table.currentSnapshot());
-        assertThat(out)
-                .extracting(r -> r.getRowKind().shortString() + r.getLong(0) + "=" + r.getString(2))
-                .containsExactly("-U2=b", "+U2=b2");
+        assertThat(out).extracting(SnapshotChangesTest::describe).containsExactly("-U2=b", "+U2=b2");
     }
 
     @Test
@@ -139,7 +108,7 @@ class SnapshotChangesTest {
         table.newDelete().deleteFile(file).commit();
         table.refresh();
         assertThat(changes.of(table.currentSnapshot()))
-                .extracting(r -> r.getRowKind().shortString() + r.getLong(0) + "=" + r.getString(2))
+                .extracting(SnapshotChangesTest::describe)
                 .containsExactlyInAnyOrder("-D1=a", "-D2=b");
     }
 }

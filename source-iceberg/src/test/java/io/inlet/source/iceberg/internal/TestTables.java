@@ -25,6 +25,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -84,6 +85,59 @@ public final class TestTables {
         Arrays.stream(result.dataFiles()).forEach(delta::addRows);
         Arrays.stream(result.deleteFiles()).forEach(delta::addDeletes);
         delta.commit();
+    }
+
+    /** The table at its current snapshot, as {@link #batch}. */
+    public static Map<String, String> current(Table table) throws Exception {
+        table.refresh();
+        return batch(table, table.currentSnapshot().snapshotId());
+    }
+
+    /**
+     * Random inserts, updates and deletes over a few keys, one snapshot per {@link #commit} by Iceberg's
+     * delta writer, and the rows a database applying them in order would hold.
+     */
+    public static final class Churn {
+        /** Key "id/region" to v. */
+        public final Map<String, String> rows = new TreeMap<>();
+
+        private final Table table;
+        private final boolean upsert;
+        private final Random random;
+        private final int ids;
+        private final int regions;
+
+        public Churn(Table table, boolean upsert, Random random, int ids, int regions) {
+            this.table = table;
+            this.upsert = upsert;
+            this.random = random;
+            this.ids = ids;
+            this.regions = regions;
+        }
+
+        /** One snapshot of that many changes. */
+        public void commit(int snapshot, int changes) throws Exception {
+            TaskWriter<RowData> w = writer(table, upsert, snapshot);
+            for (int i = 0; i < changes; i++) {
+                long id = random.nextInt(ids);
+                int region = random.nextInt(regions);
+                String key = id + "/" + region;
+                String old = rows.get(key);
+                String now = "v" + snapshot + "-" + i;
+                if (old == null) {
+                    w.write(row(RowKind.INSERT, id, region, now));
+                    rows.put(key, now);
+                } else if (random.nextInt(3) == 0) {
+                    w.write(row(RowKind.DELETE, id, region, old));
+                    rows.remove(key);
+                } else {
+                    w.write(row(RowKind.UPDATE_BEFORE, id, region, old));
+                    w.write(row(RowKind.UPDATE_AFTER, id, region, now));
+                    rows.put(key, now);
+                }
+            }
+            TestTables.commit(table, w.complete());
+        }
     }
 
     /** The table at a snapshot, key "id/region" to v, read with Iceberg's generic reader. */
