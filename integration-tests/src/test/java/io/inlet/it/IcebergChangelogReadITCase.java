@@ -7,7 +7,6 @@ import io.inlet.source.iceberg.IcebergChangelogSource;
 import io.inlet.testing.MariaDbExtension;
 import io.inlet.testing.MariaDbServer;
 
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.SinkFunction;
@@ -150,9 +149,7 @@ class IcebergChangelogReadITCase {
                     .table(db + ".products")
                     .monitorInterval(Duration.ofMillis(200))
                     .build();
-            env.fromSource(inlet, WatermarkStrategy.noWatermarks(), "inlet changelog")
-                    .setParallelism(1)
-                    .addSink(new ToQueue(true));
+            inlet.createStream(env).addSink(new ToQueue(true)).setParallelism(1);
             FlinkSource.forRowData()
                     .env(env)
                     .tableLoader(

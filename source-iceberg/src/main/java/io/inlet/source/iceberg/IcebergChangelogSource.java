@@ -2,34 +2,37 @@ package io.inlet.source.iceberg;
 
 import io.inlet.annotation.PublicEvolving;
 import io.inlet.source.iceberg.IcebergSourceOptions.StartingStrategy;
-import io.inlet.source.iceberg.internal.ChangelogEnumerator;
-import io.inlet.source.iceberg.internal.ChangelogPosition;
-import io.inlet.source.iceberg.internal.ChangelogReader;
-import io.inlet.source.iceberg.internal.SnapshotSplit;
+import io.inlet.source.iceberg.internal.ChangeFileSource;
+import io.inlet.source.iceberg.internal.ChangePairingOperator;
+import io.inlet.source.iceberg.internal.IdentifierKeys;
 
-import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.api.connector.source.Boundedness;
-import org.apache.flink.api.connector.source.Source;
-import org.apache.flink.api.connector.source.SourceReader;
-import org.apache.flink.api.connector.source.SourceReaderContext;
-import org.apache.flink.api.connector.source.SplitEnumerator;
-import org.apache.flink.api.connector.source.SplitEnumeratorContext;
-import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
-import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamSource;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.SchemaParser;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.flink.CatalogLoader;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
 
+import javax.annotation.Nullable;
+
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.Serializable;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * Reads an Iceberg format-v2 table as a changelog: {@code +I}, {@code -U}/{@code +U} with the full
@@ -39,22 +42,27 @@ import java.util.Objects;
  * nothing, and so does a compaction ({@code replace}). Iceberg's own Flink source reads appends only
  * and skips every snapshot with deletes.
  *
- * <p>Exactly once: the position (the last snapshot planned, the snapshots not read yet) is in the
- * checkpoint, and a snapshot's changes are emitted in one step between two checkpoints. The read
- * runs with parallelism one for now, one snapshot at a time; a snapshot's changes are held in memory
- * while they are emitted.
+ * <p>In parallel: the enumerator plans each snapshot into file splits (a file the snapshot added, an
+ * older file its deletes reach, a file it removed), any reader reads any split, and a keyed operator
+ * pairs each key's removed and added rows into its net change once the snapshot is read whole. Each
+ * key's changes leave in commit order; changes of different keys within a snapshot in no set order.
+ * No before-images are kept: they are read from the files. The pairing keeps per key only the rows
+ * of the snapshots being read (at most eight ahead), none after.
+ *
+ * <p>Exactly once: the enumerator's position (snapshots found, epochs planned, splits not read), the
+ * readers' splits with the rows emitted, and the pairing's rows are all in the checkpoint. The read
+ * is in the table's schema when the source was built; the output has no timestamps or watermarks.
  *
  * <pre>{@code
  * IcebergChangelogSource source = IcebergChangelogSource.builder()
  *         .catalogLoader(CatalogLoader.hadoop("lake", new Configuration(false), Map.of("warehouse", warehouse)))
  *         .table("shop.orders")
  *         .build();
- * env.fromSource(source, WatermarkStrategy.noWatermarks(), "orders changelog").setParallelism(1);
+ * DataStream<RowData> changes = source.createStream(env);
  * }</pre>
  */
 @PublicEvolving
-public final class IcebergChangelogSource
-        implements Source<RowData, SnapshotSplit, ChangelogPosition>, ResultTypeQueryable<RowData> {
+public final class IcebergChangelogSource implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
@@ -64,16 +72,30 @@ public final class IcebergChangelogSource
     private final Long startSnapshotId;
     private final Long startTimestamp;
     private final long intervalMs;
-    private final RowType rowType;
 
-    private IcebergChangelogSource(Builder b, RowType rowType) {
+    @Nullable
+    private final Integer parallelism;
+
+    private final String uidPrefix;
+    private final String schemaJson;
+    private final RowType rowType;
+    private final List<String> primaryKey;
+
+    private IcebergChangelogSource(Builder b, Schema schema) {
         this.catalogLoader = b.catalogLoader;
         this.table = b.table;
         this.strategy = b.strategy;
         this.startSnapshotId = b.startSnapshotId;
         this.startTimestamp = b.startTimestamp;
         this.intervalMs = b.monitorInterval.toMillis();
-        this.rowType = rowType;
+        this.parallelism = b.parallelism;
+        this.uidPrefix = b.uidPrefix != null ? b.uidPrefix : "inlet-iceberg-changelog-" + b.table;
+        this.schemaJson = SchemaParser.toJson(schema);
+        this.rowType = FlinkSchemaUtil.convert(schema);
+        List<String> key = new ArrayList<>();
+        schema.identifierFieldNames().forEach(key::add);
+        key.sort((a, c) -> Integer.compare(rowType.getFieldIndex(a), rowType.getFieldIndex(c)));
+        this.primaryKey = List.copyOf(key);
     }
 
     public static Builder builder() {
@@ -85,42 +107,45 @@ public final class IcebergChangelogSource
         return rowType;
     }
 
-    @Override
-    public TypeInformation<RowData> getProducedType() {
-        return InternalTypeInfo.of(rowType);
+    /** The table's identifier fields, in column order: the changelog's key. */
+    public List<String> primaryKey() {
+        return primaryKey;
     }
 
-    @Override
-    public Boundedness getBoundedness() {
-        return Boundedness.CONTINUOUS_UNBOUNDED;
+    /** The table read, as {@code namespace.table}. */
+    public String table() {
+        return table;
     }
 
-    @Override
-    public SourceReader<RowData, SnapshotSplit> createReader(SourceReaderContext context) {
-        return new ChangelogReader(context, catalogLoader, table);
+    /** Adds the read to the job; operator uids are the {@code uidPrefix} with {@code -files} and {@code -changes}. */
+    public DataStream<RowData> createStream(StreamExecutionEnvironment env) {
+        return createStream(env, suffix -> uidPrefix + "-" + suffix);
     }
 
-    @Override
-    public SplitEnumerator<SnapshotSplit, ChangelogPosition> createEnumerator(
-            SplitEnumeratorContext<SnapshotSplit> context) {
-        return restoreEnumerator(context, ChangelogPosition.initial());
-    }
-
-    @Override
-    public SplitEnumerator<SnapshotSplit, ChangelogPosition> restoreEnumerator(
-            SplitEnumeratorContext<SnapshotSplit> context, ChangelogPosition position) {
-        return new ChangelogEnumerator(
-                context, catalogLoader, table, strategy, startSnapshotId, startTimestamp, intervalMs, position);
-    }
-
-    @Override
-    public SimpleVersionedSerializer<SnapshotSplit> getSplitSerializer() {
-        return SnapshotSplit.Serializer.INSTANCE;
-    }
-
-    @Override
-    public SimpleVersionedSerializer<ChangelogPosition> getEnumeratorCheckpointSerializer() {
-        return ChangelogPosition.Serializer.INSTANCE;
+    /**
+     * Adds the read to the job with the uids the function gives for {@code files} and {@code changes}
+     * (the SQL planner's own, for a table source).
+     */
+    public DataStream<RowData> createStream(StreamExecutionEnvironment env, Function<String, String> uids) {
+        ChangeFileSource files = new ChangeFileSource(
+                catalogLoader, table, schemaJson, rowType, strategy, startSnapshotId, startTimestamp, intervalMs);
+        // The readers' records carry their snapshot's epoch as the timestamp, and their watermark says
+        // which epochs are read whole: the strategy only lets them through, it generates nothing.
+        DataStreamSource<RowData> tagged =
+                env.fromSource(files, WatermarkStrategy.noWatermarks(), "Iceberg " + table + " files");
+        tagged.uid(uids.apply("files"));
+        IdentifierKeys keys = IdentifierKeys.of(SchemaParser.fromJson(schemaJson));
+        SingleOutputStreamOperator<RowData> changes = tagged.keyBy(keys.selector())
+                .transform(
+                        "Iceberg " + table + " changelog",
+                        InternalTypeInfo.of(rowType),
+                        new ChangePairingOperator(rowType))
+                .uid(uids.apply("changes"));
+        if (parallelism != null) {
+            tagged.setParallelism(parallelism);
+            changes.setParallelism(parallelism);
+        }
+        return changes;
     }
 
     /** Builds an {@link IcebergChangelogSource}; {@link #build()} loads the table and checks the options. */
@@ -132,6 +157,8 @@ public final class IcebergChangelogSource
         private Long startSnapshotId;
         private Long startTimestamp;
         private Duration monitorInterval = IcebergSourceOptions.MONITOR_INTERVAL.defaultValue();
+        private Integer parallelism;
+        private String uidPrefix;
 
         private Builder() {}
 
@@ -171,6 +198,18 @@ public final class IcebergChangelogSource
             return this;
         }
 
+        /** The parallelism of the readers and of the keyed pairing; the job's default if not set. */
+        public Builder parallelism(int parallelism) {
+            this.parallelism = parallelism;
+            return this;
+        }
+
+        /** Prefix of the operators' uids (their state); {@code inlet-iceberg-changelog-<table>} if not set. */
+        public Builder uidPrefix(String uidPrefix) {
+            this.uidPrefix = uidPrefix;
+            return this;
+        }
+
         public IcebergChangelogSource build() {
             Objects.requireNonNull(catalogLoader, "catalogLoader is required: the catalog the table is in");
             if (table == null || table.isBlank()) {
@@ -188,6 +227,13 @@ public final class IcebergChangelogSource
             if (monitorInterval == null || monitorInterval.isNegative() || monitorInterval.isZero()) {
                 throw new IllegalArgumentException("monitor-interval must be positive, got " + monitorInterval);
             }
+            if (parallelism != null && parallelism < 1) {
+                throw new IllegalArgumentException("parallelism must be at least 1, got " + parallelism
+                        + ": leave it unset for the job's default.");
+            }
+            if (uidPrefix != null && uidPrefix.isBlank()) {
+                throw new IllegalArgumentException("uidPrefix must not be blank: leave it unset for the default.");
+            }
             Catalog catalog = catalogLoader.loadCatalog();
             try {
                 Table t = catalog.loadTable(TableIdentifier.parse(table));
@@ -196,7 +242,7 @@ public final class IcebergChangelogSource
                             + " key), so its changes cannot be told apart by key: set them, e.g. ALTER TABLE ... SET"
                             + " IDENTIFIER FIELDS id, or write it with Inlet's sink, which sets them.");
                 }
-                return new IcebergChangelogSource(this, FlinkSchemaUtil.convert(t.schema()));
+                return new IcebergChangelogSource(this, t.schema());
             } finally {
                 if (catalog instanceof Closeable) {
                     try {

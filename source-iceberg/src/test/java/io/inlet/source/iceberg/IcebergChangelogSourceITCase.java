@@ -2,7 +2,6 @@ package io.inlet.source.iceberg;
 
 import io.inlet.source.iceberg.internal.TestTables;
 
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.restartstrategy.RestartStrategies;
@@ -16,6 +15,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.SinkFunction;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.CloseableIterator;
@@ -92,15 +92,15 @@ class IcebergChangelogSourceITCase {
 
         IcebergChangelogSource changelog = changelog("db.orders");
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(1);
+        env.setParallelism(2);
         env.enableCheckpointing(200);
         env.setRestartStrategy(RestartStrategies.fixedDelayRestart(3, 200));
         FailOnce.FAILED.set(false);
         TestTables.Materialized materialized = new TestTables.Materialized();
-        try (CloseableIterator<RowData> out = env.fromSource(changelog, WatermarkStrategy.noWatermarks(), "changelog")
-                .setParallelism(1)
+        try (CloseableIterator<RowData> out = changelog
+                .createStream(env)
                 .map(new FailOnce(25))
-                .returns(changelog.getProducedType())
+                .returns(InternalTypeInfo.of(changelog.rowType()))
                 .executeAndCollect("iceberg changelog")) {
             for (int snapshot = 1; snapshot <= 12; snapshot++) {
                 Map<String, String> expected = TestTables.current(table);
@@ -147,13 +147,9 @@ class IcebergChangelogSourceITCase {
             conf.set(SavepointConfigOptions.SAVEPOINT_PATH, savepoint);
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(1);
+        env.setParallelism(2);
         env.enableCheckpointing(200);
-        env.fromSource(changelog, WatermarkStrategy.noWatermarks(), "changelog")
-                .uid("changelog")
-                .setParallelism(1)
-                .addSink(new Collect())
-                .uid("collect");
+        changelog.createStream(env).addSink(new Collect()).setParallelism(1).uid("collect");
         return env.executeAsync("iceberg changelog");
     }
 
@@ -208,11 +204,11 @@ class IcebergChangelogSourceITCase {
         churn.commit(0, 20);
         IcebergChangelogSource changelog = changelog("db.counted");
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(1);
+        env.setParallelism(2);
         env.enableCheckpointing(200);
         StreamTableEnvironment t = StreamTableEnvironment.create(env);
-        DataStream<Row> rows = env.fromSource(changelog, WatermarkStrategy.noWatermarks(), "changelog")
-                .setParallelism(1)
+        DataStream<Row> rows = changelog
+                .createStream(env)
                 .map(new ToRow())
                 .returns(Types.ROW_NAMED(new String[] {"id", "region", "v"}, Types.LONG, Types.INT, Types.STRING));
         t.createTemporaryView("changes", t.fromChangelogStream(rows));
@@ -253,8 +249,9 @@ class IcebergChangelogSourceITCase {
                 .table("db.shipped")
                 .build();
         IcebergChangelogSource copy = InstantiationUtil.clone(changelog);
-        assertThat(copy.getProducedType()).isEqualTo(changelog.getProducedType());
+        assertThat(copy.rowType()).isEqualTo(changelog.rowType());
         assertThat(copy.rowType().getFieldNames()).containsExactly("id", "region", "v");
+        assertThat(copy.primaryKey()).isEqualTo(changelog.primaryKey()).isNotEmpty();
     }
 
     @Test

@@ -1,8 +1,14 @@
 package io.inlet.source.iceberg.internal;
 
 import io.inlet.annotation.Internal;
+import io.inlet.core.InletStopException;
 import io.inlet.source.iceberg.IcebergSourceOptions.StartingStrategy;
+import io.inlet.source.iceberg.internal.ChangelogEvents.EpochsComplete;
+import io.inlet.source.iceberg.internal.ChangelogEvents.ReaderProgress;
+import io.inlet.source.iceberg.internal.ChangelogPosition.OpenEpoch;
+import io.inlet.source.iceberg.internal.ChangelogPosition.Unplanned;
 
+import org.apache.flink.api.connector.source.SourceEvent;
 import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.iceberg.Snapshot;
@@ -20,20 +26,35 @@ import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
 
 /**
- * Finds the table's new snapshots every monitor interval and hands them to the reader one at a time,
- * in commit order: the next only when the reader asks again, after it emitted the last one. That
- * keeps every key's changes in order; the read runs with parallelism one for now.
+ * Finds the table's new snapshots every monitor interval, gives each an epoch (one number per
+ * snapshot, in commit order), plans the epochs one after the other into file splits ({@link
+ * SnapshotPlanner}, manifests read in parallel) and hands the splits to whichever reader asks, up to
+ * {@link #MAX_OPEN_EPOCHS} epochs ahead. Readers say which splits they read to the end; when every
+ * split of every epoch up to e is read, the enumerator tells all readers {@link EpochsComplete}(e),
+ * and they let the keyed pairing emit those epochs.
+ *
+ * <p>After a failover that restarts the readers but not this enumerator, the splits handed out since
+ * the last checkpoint come back ({@link #addSplitsBack}), and their epochs open again; the readers
+ * hold back their watermark while they have splits of an epoch to read, so an epoch announced before
+ * the failover is not emitted before its restored splits are read again.
  */
 @Internal
-public final class ChangelogEnumerator implements SplitEnumerator<SnapshotSplit, ChangelogPosition> {
+public final class ChangelogEnumerator implements SplitEnumerator<ChangeSplit, ChangelogPosition> {
 
     private static final Logger LOG = LoggerFactory.getLogger(ChangelogEnumerator.class);
 
-    private final SplitEnumeratorContext<SnapshotSplit> context;
+    /** Epochs planned and not read to the end, at most: bounds the splits held here and the pairing's open epochs. */
+    static final int MAX_OPEN_EPOCHS = 8;
+
+    private final SplitEnumeratorContext<ChangeSplit> context;
     private final CatalogLoader catalogLoader;
     private final String table;
     private final StartingStrategy strategy;
@@ -41,22 +62,29 @@ public final class ChangelogEnumerator implements SplitEnumerator<SnapshotSplit,
     private final Long startTimestamp;
     private final long intervalMs;
 
-    private final ArrayDeque<SnapshotSplit> queued;
     private boolean started;
-    private Long lastPlanned;
-    private Integer waiting;
+    private Long lastFound;
+    private long nextEpoch;
+    private final ArrayDeque<Unplanned> unplanned;
+    private final TreeMap<Long, OpenEpoch> open = new TreeMap<>();
 
-    /** What the looks on worker threads start from. */
+    private final Set<Integer> waiting = new LinkedHashSet<>();
+    private long announced;
+    private boolean planning;
+
+    /** What the looks on the worker thread start from. */
     private volatile boolean startedView;
 
-    private volatile Long lastPlannedView;
+    private volatile Long lastFoundView;
 
     private transient Catalog catalog;
-    /** Loaded by the first look and refreshed by each after it (the looks run one at a time). */
-    private transient Table loaded;
+    /** Used by the looks, one at a time, on the worker thread. */
+    private transient Table looked;
+    /** Used by the planning, one epoch at a time, on the worker thread. */
+    private transient Table planned;
 
     public ChangelogEnumerator(
-            SplitEnumeratorContext<SnapshotSplit> context,
+            SplitEnumeratorContext<ChangeSplit> context,
             CatalogLoader catalogLoader,
             String table,
             StartingStrategy strategy,
@@ -71,50 +99,54 @@ public final class ChangelogEnumerator implements SplitEnumerator<SnapshotSplit,
         this.startSnapshotId = startSnapshotId;
         this.startTimestamp = startTimestamp;
         this.intervalMs = intervalMs;
-        this.queued = new ArrayDeque<>(position.queued);
         this.started = position.started;
-        this.lastPlanned = position.lastPlanned;
+        this.lastFound = position.lastFound;
+        this.nextEpoch = position.nextEpoch;
+        this.unplanned = new ArrayDeque<>(position.unplanned);
+        for (OpenEpoch e : position.open) {
+            open.put(
+                    e.epoch,
+                    new OpenEpoch(
+                            e.epoch, e.snapshotId, new ArrayList<>(e.unassigned), new LinkedHashSet<>(e.outstanding)));
+        }
     }
 
-    /** What one look at the table found, from a position: the splits after it, and the last of them. */
+    /** What one look at the table found, from a position: the snapshots after it, and the last of them. */
     private static final class Found {
         final boolean fromStarted;
         final Long after;
         final Long last;
-        final List<SnapshotSplit> splits;
+        final List<Long> snapshots;
+        final boolean scan;
 
-        Found(boolean fromStarted, Long after, Long last, List<SnapshotSplit> splits) {
+        Found(boolean fromStarted, Long after, Long last, List<Long> snapshots, boolean scan) {
             this.fromStarted = fromStarted;
             this.after = after;
             this.last = last;
-            this.splits = splits;
+            this.snapshots = snapshots;
+            this.scan = scan;
         }
     }
 
     @Override
     public void start() {
-        if (context.currentParallelism() != 1) {
-            throw new IllegalStateException("The Iceberg changelog source of " + table + " runs with parallelism 1 (it"
-                    + " reads one snapshot at a time, in order), not " + context.currentParallelism()
-                    + ": set it on the source, env.fromSource(...).setParallelism(1).");
-        }
         catalog = catalogLoader.loadCatalog();
         startedView = started;
-        lastPlannedView = lastPlanned;
+        lastFoundView = lastFound;
+        announced = completed();
         // A look may run before the last one's result is handled: found() drops a look from an older position.
-        context.callAsync(() -> discover(startedView, lastPlannedView), this::found, 0, intervalMs);
+        context.callAsync(() -> discover(startedView, lastFoundView), this::found, 0, intervalMs);
     }
 
-    /** On a worker thread: the snapshots after the given one, or the start's first ones. */
+    /** On the worker thread: the snapshots after the given one, or the start's first ones. */
     private Found discover(boolean isStarted, Long after) {
-        if (loaded == null) {
-            loaded = catalog.loadTable(TableIdentifier.parse(table));
+        if (looked == null) {
+            looked = catalog.loadTable(TableIdentifier.parse(table));
         } else {
-            loaded.refresh();
+            looked.refresh();
         }
-        Table t = loaded;
+        Table t = looked;
         Snapshot current = t.currentSnapshot();
-        List<SnapshotSplit> splits = new ArrayList<>();
         Long from = after;
         if (!isStarted) {
             switch (strategy) {
@@ -122,8 +154,7 @@ public final class ChangelogEnumerator implements SplitEnumerator<SnapshotSplit,
                     if (current == null) {
                         from = null;
                     } else {
-                        splits.add(SnapshotSplit.scan(current.snapshotId()));
-                        return new Found(false, after, current.snapshotId(), splits);
+                        return new Found(false, after, current.snapshotId(), List.of(current.snapshotId()), true);
                     }
                     break;
                 case INCREMENTAL_FROM_LATEST_SNAPSHOT:
@@ -135,8 +166,9 @@ public final class ChangelogEnumerator implements SplitEnumerator<SnapshotSplit,
                 case INCREMENTAL_FROM_SNAPSHOT_ID:
                     Snapshot s = t.snapshot(startSnapshotId);
                     if (s == null) {
-                        throw new IllegalArgumentException("Snapshot " + startSnapshotId + " (start-snapshot-id) is not"
-                                + " in Iceberg table " + table + "'s history: expired, or of another table.");
+                        throw new InletStopException("Snapshot " + startSnapshotId + " (start-snapshot-id) is not"
+                                + " in Iceberg table " + table + "'s history: expired, or of another table. Pick a"
+                                + " snapshot from the table's snapshots metadata table.");
                     }
                     from = s.parentId();
                     break;
@@ -158,14 +190,14 @@ public final class ChangelogEnumerator implements SplitEnumerator<SnapshotSplit,
                     throw new IllegalStateException("Unknown starting strategy " + strategy);
             }
         }
-        List<Snapshot> newer = new ArrayList<>();
+        List<Long> newer = new ArrayList<>();
         Snapshot s = current;
         while (s != null && (from == null || s.snapshotId() != from)) {
-            newer.add(s);
+            newer.add(s.snapshotId());
             s = s.parentId() == null ? null : t.snapshot(s.parentId());
         }
         if (from != null && s == null) {
-            throw new IllegalStateException("Iceberg table " + table + ": snapshot " + from + ", the last one read, is"
+            throw new InletStopException("Iceberg table " + table + ": snapshot " + from + ", the last one read, is"
                     + " no longer an ancestor of the current snapshot ("
                     + (current == null ? "none" : current.snapshotId())
                     + "): it expired or the table was rolled back. Changes in between cannot be read; start the read"
@@ -173,65 +205,185 @@ public final class ChangelogEnumerator implements SplitEnumerator<SnapshotSplit,
                     + " (history.expire.*).");
         }
         Collections.reverse(newer);
-        newer.forEach(n -> splits.add(SnapshotSplit.changes(n.snapshotId())));
-        Long last = newer.isEmpty() ? from : newer.get(newer.size() - 1).snapshotId();
-        return new Found(isStarted, after, last, splits);
+        Long last = newer.isEmpty() ? from : newer.get(newer.size() - 1);
+        return new Found(isStarted, after, last, newer, false);
     }
 
-    /** On the coordinator thread: queues what a look found, unless a later look got there first. */
+    /** On the coordinator thread: gives what a look found its epochs, unless a later look got there first. */
     private void found(Found f, Throwable error) {
         if (error != null) {
-            if (error instanceof IllegalStateException || error instanceof IllegalArgumentException) {
-                throw (RuntimeException) error;
+            if (error instanceof InletStopException) {
+                throw (InletStopException) error;
             }
             LOG.warn(
                     "Looking for new snapshots of Iceberg table {} failed; trying again in {} ms.",
                     table,
                     intervalMs,
                     error);
+            progress();
             return;
         }
-        if (f.fromStarted != started || !Objects.equals(f.after, lastPlanned)) {
-            return; // planned from an older position
+        if (f.fromStarted != started || !Objects.equals(f.after, lastFound)) {
+            return; // found from an older position
         }
-        if (!f.splits.isEmpty()) {
-            LOG.info("Iceberg table {}: {} new snapshot(s) to read: {}", table, f.splits.size(), f.splits);
+        if (!f.snapshots.isEmpty()) {
+            LOG.info("Iceberg table {}: {} new snapshot(s) to read: {}", table, f.snapshots.size(), f.snapshots);
         }
         started = true;
-        lastPlanned = f.last;
-        queued.addAll(f.splits);
+        lastFound = f.last;
+        for (long id : f.snapshots) {
+            unplanned.add(new Unplanned(nextEpoch++, id, f.scan));
+        }
         startedView = started;
-        lastPlannedView = lastPlanned;
-        assignIfWaiting();
+        lastFoundView = lastFound;
+        progress();
     }
 
-    private void assignIfWaiting() {
-        if (waiting != null && !queued.isEmpty() && context.registeredReaders().containsKey(waiting)) {
-            context.assignSplit(queued.poll(), waiting);
-            waiting = null;
+    /** On the worker thread: the splits of one epoch. */
+    private List<ChangeSplit> plan(Unplanned u) {
+        if (planned == null) {
+            planned = catalog.loadTable(TableIdentifier.parse(table));
         }
+        Snapshot s = planned.snapshot(u.snapshotId);
+        if (s == null) {
+            planned.refresh();
+            s = planned.snapshot(u.snapshotId);
+        }
+        if (s == null) {
+            throw new InletStopException("Iceberg table " + table + ": snapshot " + u.snapshotId + " expired before"
+                    + " its changes were read. Start the read again, or keep snapshots longer (history.expire.*).");
+        }
+        return u.scan ? SnapshotPlanner.scan(planned, s, u.epoch) : SnapshotPlanner.changes(planned, s, u.epoch);
+    }
+
+    private void planNext() {
+        if (planning || unplanned.isEmpty() || open.size() >= MAX_OPEN_EPOCHS) {
+            return;
+        }
+        planning = true;
+        Unplanned u = unplanned.peek();
+        context.callAsync(() -> plan(u), (splits, error) -> planned(u, splits, error));
+    }
+
+    private void planned(Unplanned u, List<ChangeSplit> splits, Throwable error) {
+        planning = false;
+        if (error != null) {
+            if (error instanceof InletStopException) {
+                throw (InletStopException) error;
+            }
+            // Tried again at the next look.
+            LOG.warn("Planning snapshot {} of Iceberg table {} failed; trying again.", u.snapshotId, table, error);
+            return;
+        }
+        if (unplanned.peek() != u) {
+            return;
+        }
+        unplanned.poll();
+        Set<String> ids = new LinkedHashSet<>();
+        splits.forEach(s -> ids.add(s.splitId()));
+        LOG.debug(
+                "Iceberg table {}: epoch {} (snapshot {}) has {} split(s).", table, u.epoch, u.snapshotId, ids.size());
+        open.put(u.epoch, new OpenEpoch(u.epoch, u.snapshotId, new ArrayList<>(splits), ids));
+        progress();
+    }
+
+    /** Every epoch up to this one is read to the end. */
+    private long completed() {
+        if (!open.isEmpty()) {
+            return open.firstKey() - 1;
+        }
+        return unplanned.isEmpty() ? nextEpoch - 1 : unplanned.peek().epoch - 1;
+    }
+
+    /** Drops the epochs read, tells the readers, hands out splits, plans on. */
+    private void progress() {
+        open.values().removeIf(e -> e.outstanding.isEmpty());
+        long completed = completed();
+        if (completed > announced) {
+            announced = completed;
+            for (int reader : context.registeredReaders().keySet()) {
+                context.sendEventToSourceReader(reader, new EpochsComplete(completed));
+            }
+        }
+        assign();
+        planNext();
+    }
+
+    private void assign() {
+        Map<Integer, ?> registered = context.registeredReaders();
+        for (var it = waiting.iterator(); it.hasNext(); ) {
+            int reader = it.next();
+            if (!registered.containsKey(reader)) {
+                continue;
+            }
+            ChangeSplit next = null;
+            for (OpenEpoch e : open.values()) {
+                if (!e.unassigned.isEmpty()) {
+                    next = e.unassigned.remove(0);
+                    break;
+                }
+            }
+            if (next == null) {
+                return;
+            }
+            context.assignSplit(next, reader);
+            it.remove();
+        }
+    }
+
+    @Override
+    public void handleSourceEvent(int subtaskId, SourceEvent event) {
+        if (!(event instanceof ReaderProgress)) {
+            LOG.warn("Unexpected event {} from reader {} of Iceberg table {}.", event, subtaskId, table);
+            return;
+        }
+        ReaderProgress p = (ReaderProgress) event;
+        for (String id : p.finished) {
+            OpenEpoch e = open.get(ChangeSplit.epochOf(id));
+            if (e != null) {
+                e.outstanding.remove(id);
+            }
+        }
+        if (p.wantsSplit) {
+            waiting.add(subtaskId);
+        }
+        progress();
     }
 
     @Override
     public void handleSplitRequest(int subtaskId, @Nullable String requesterHostname) {
-        waiting = subtaskId;
-        assignIfWaiting();
+        waiting.add(subtaskId);
+        progress();
     }
 
     @Override
-    public void addSplitsBack(List<SnapshotSplit> splits, int subtaskId) {
-        // A reader failed before a checkpoint: its splits go first again, in order.
-        List<SnapshotSplit> back = new ArrayList<>(splits);
-        Collections.reverse(back);
-        back.forEach(queued::addFirst);
+    public void addSplitsBack(List<ChangeSplit> splits, int subtaskId) {
+        // Handed out after the last checkpoint to a reader that failed: read again, their epochs open again.
+        for (int i = splits.size() - 1; i >= 0; i--) {
+            ChangeSplit s = splits.get(i);
+            OpenEpoch e = open.computeIfAbsent(
+                    s.epoch(), epoch -> new OpenEpoch(epoch, s.snapshotId(), new ArrayList<>(), new LinkedHashSet<>()));
+            e.unassigned.add(0, s);
+            e.outstanding.add(s.splitId());
+        }
+        waiting.remove(subtaskId);
+        announced = Math.min(announced, completed());
     }
 
     @Override
-    public void addReader(int subtaskId) {}
+    public void addReader(int subtaskId) {
+        if (announced > 0) {
+            context.sendEventToSourceReader(subtaskId, new EpochsComplete(announced));
+        }
+    }
 
     @Override
     public ChangelogPosition snapshotState(long checkpointId) {
-        return new ChangelogPosition(started, lastPlanned, new ArrayList<>(queued));
+        List<OpenEpoch> epochs = new ArrayList<>();
+        for (OpenEpoch e : open.values()) {
+            epochs.add(new OpenEpoch(e.epoch, e.snapshotId, List.copyOf(e.unassigned), Set.copyOf(e.outstanding)));
+        }
+        return new ChangelogPosition(started, lastFound, nextEpoch, new ArrayList<>(unplanned), epochs);
     }
 
     @Override

@@ -1,8 +1,12 @@
 package io.inlet.source.iceberg.internal;
 
+import io.inlet.source.iceberg.internal.ChangelogPosition.OpenEpoch;
+import io.inlet.source.iceberg.internal.ChangelogPosition.Unplanned;
+
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -10,32 +14,52 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** The split and the enumerator's position survive their serializers, and refuse versions they do not know. */
 class SerializersTest {
 
+    /** Larger than writeUTF's 64 KB, as the JSON of a task with many delete files gets. */
+    private static final String LARGE = "{\"x\":\"" + "é".repeat(40_000) + "\"}";
+
     @Test
-    void aSplitRoundTrips() throws Exception {
-        for (SnapshotSplit split : List.of(SnapshotSplit.changes(42L), SnapshotSplit.scan(-7L))) {
-            SnapshotSplit.Serializer s = SnapshotSplit.Serializer.INSTANCE;
-            SnapshotSplit back = s.deserialize(s.getVersion(), s.serialize(split));
+    void splitsRoundTripWithTheirProgress() throws Exception {
+        ChangeSplit.Serializer s = ChangeSplit.Serializer.INSTANCE;
+        List<ChangeSplit> splits = List.of(
+                ChangeSplit.added(3, 0, 42L, "{\"a\":1}"),
+                ChangeSplit.touched(3, 1, 42L, LARGE, "{\"before\":true}").at(17),
+                ChangeSplit.removed(4, 0, -7L, "{}").done());
+        for (ChangeSplit split : splits) {
+            ChangeSplit back = s.deserialize(s.getVersion(), s.serialize(split));
             assertThat(back).isEqualTo(split);
-            assertThat(back.initial()).isEqualTo(split.initial());
             assertThat(back.splitId()).isEqualTo(split.splitId());
+            assertThat(back.kind()).isEqualTo(split.kind());
+            assertThat(back.offset()).isEqualTo(split.offset());
+            assertThat(back.finished()).isEqualTo(split.finished());
+            assertThat(back.taskBefore()).isEqualTo(split.taskBefore());
+            assertThat(ChangeSplit.epochOf(back.splitId())).isEqualTo(split.epoch());
         }
-        assertThatThrownBy(() -> SnapshotSplit.Serializer.INSTANCE.deserialize(9, new byte[9]))
-                .hasMessageContaining("version 9");
+        assertThatThrownBy(() -> s.deserialize(9, new byte[9])).hasMessageContaining("version 9");
     }
 
     @Test
-    void aPositionRoundTripsWithItsQueuedSplitsInOrder() throws Exception {
+    void aPositionRoundTripsWithItsEpochsInOrder() throws Exception {
         ChangelogPosition.Serializer s = ChangelogPosition.Serializer.INSTANCE;
+        ChangeSplit left = ChangeSplit.added(5, 2, 50L, "{\"t\":2}");
         ChangelogPosition p = new ChangelogPosition(
-                true, 5L, List.of(SnapshotSplit.scan(5L), SnapshotSplit.changes(6L), SnapshotSplit.changes(7L)));
+                true,
+                7L,
+                8,
+                List.of(new Unplanned(6, 60L, false), new Unplanned(7, 70L, false)),
+                List.of(new OpenEpoch(5, 50L, List.of(left), Set.of("5-1", "5-2"))));
         ChangelogPosition back = s.deserialize(s.getVersion(), s.serialize(p));
         assertThat(back.started).isTrue();
-        assertThat(back.lastPlanned).isEqualTo(5L);
-        assertThat(back.queued).containsExactlyElementsOf(p.queued);
+        assertThat(back.lastFound).isEqualTo(7L);
+        assertThat(back.nextEpoch).isEqualTo(8);
+        assertThat(back.unplanned).extracting(u -> u.epoch + "/" + u.snapshotId).containsExactly("6/60", "7/70");
+        assertThat(back.open).hasSize(1);
+        assertThat(back.open.get(0).unassigned).containsExactly(left);
+        assertThat(back.open.get(0).outstanding).containsExactlyInAnyOrder("5-1", "5-2");
 
         ChangelogPosition none = s.deserialize(s.getVersion(), s.serialize(ChangelogPosition.initial()));
         assertThat(none.started).isFalse();
-        assertThat(none.lastPlanned).isNull();
-        assertThat(none.queued).isEmpty();
+        assertThat(none.lastFound).isNull();
+        assertThat(none.open).isEmpty();
+        assertThatThrownBy(() -> s.deserialize(1, new byte[16])).hasMessageContaining("version 1");
     }
 }

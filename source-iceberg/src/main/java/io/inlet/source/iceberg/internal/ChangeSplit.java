@@ -1,0 +1,226 @@
+package io.inlet.source.iceberg.internal;
+
+import io.inlet.annotation.Internal;
+
+import org.apache.flink.api.connector.source.SourceSplit;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+
+import javax.annotation.Nullable;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+
+/**
+ * One data file's part in one snapshot's changes (its epoch): the rows it adds, or the rows it loses.
+ * A reader emits them tagged with the epoch (the record timestamp) and {@code +I} for an added row,
+ * {@code -D} for a removed one; the keyed pairing turns them into the net change per key.
+ *
+ * <p>Splits are immutable; a reader's checkpoint holds each with the number of rows it emitted
+ * ({@link #offset()}, the file is read again and that many skipped), or marked {@link #finished()}
+ * until the enumerator confirms the epoch complete.
+ */
+@Internal
+public final class ChangeSplit implements SourceSplit {
+
+    /** What a split reads. */
+    public enum Kind {
+        /** A file of the snapshot, read with the snapshot's deletes: its rows are added (and the initial scan). */
+        ADDED,
+        /** An older file the snapshot's deletes reach: the rows live before them and gone after them are removed. */
+        TOUCHED,
+        /** A file the snapshot removed whole, read at the parent: all its rows are removed. */
+        REMOVED
+    }
+
+    private final long epoch;
+    private final int index;
+    private final long snapshotId;
+    private final Kind kind;
+    /** The file as a scan task (Iceberg's JSON form), with the deletes that apply after the snapshot. */
+    private final String task;
+    /** For {@link Kind#TOUCHED}: the same file with only the deletes from before the snapshot. */
+    @Nullable
+    private final String taskBefore;
+
+    private final long offset;
+    private final boolean finished;
+
+    private ChangeSplit(
+            long epoch,
+            int index,
+            long snapshotId,
+            Kind kind,
+            String task,
+            @Nullable String taskBefore,
+            long offset,
+            boolean finished) {
+        this.epoch = epoch;
+        this.index = index;
+        this.snapshotId = snapshotId;
+        this.kind = kind;
+        this.task = task;
+        this.taskBefore = taskBefore;
+        this.offset = offset;
+        this.finished = finished;
+    }
+
+    public static ChangeSplit added(long epoch, int index, long snapshotId, String task) {
+        return new ChangeSplit(epoch, index, snapshotId, Kind.ADDED, task, null, 0, false);
+    }
+
+    public static ChangeSplit touched(long epoch, int index, long snapshotId, String taskAfter, String taskBefore) {
+        return new ChangeSplit(
+                epoch, index, snapshotId, Kind.TOUCHED, taskAfter, Objects.requireNonNull(taskBefore), 0, false);
+    }
+
+    public static ChangeSplit removed(long epoch, int index, long snapshotId, String taskAtParent) {
+        return new ChangeSplit(epoch, index, snapshotId, Kind.REMOVED, taskAtParent, null, 0, false);
+    }
+
+    /** The same split, with this many rows already emitted. */
+    public ChangeSplit at(long emitted) {
+        return new ChangeSplit(epoch, index, snapshotId, kind, task, taskBefore, emitted, false);
+    }
+
+    /** The same split, read to its end. */
+    public ChangeSplit done() {
+        return new ChangeSplit(epoch, index, snapshotId, kind, task, taskBefore, offset, true);
+    }
+
+    public long epoch() {
+        return epoch;
+    }
+
+    public long snapshotId() {
+        return snapshotId;
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    public String task() {
+        return task;
+    }
+
+    @Nullable
+    public String taskBefore() {
+        return taskBefore;
+    }
+
+    public long offset() {
+        return offset;
+    }
+
+    public boolean finished() {
+        return finished;
+    }
+
+    @Override
+    public String splitId() {
+        return id(epoch, index);
+    }
+
+    static String id(long epoch, int index) {
+        return epoch + "-" + index;
+    }
+
+    /** The epoch of a split id. */
+    static long epochOf(String splitId) {
+        return Long.parseLong(splitId.substring(0, splitId.indexOf('-')));
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (!(o instanceof ChangeSplit)) {
+            return false;
+        }
+        ChangeSplit s = (ChangeSplit) o;
+        return epoch == s.epoch
+                && index == s.index
+                && snapshotId == s.snapshotId
+                && kind == s.kind
+                && offset == s.offset
+                && finished == s.finished
+                && task.equals(s.task)
+                && Objects.equals(taskBefore, s.taskBefore);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(epoch, index, offset, finished);
+    }
+
+    @Override
+    public String toString() {
+        return "ChangeSplit{" + splitId() + ", snapshot " + snapshotId + ", " + kind
+                + (finished ? ", finished" : offset > 0 ? ", at " + offset : "") + "}";
+    }
+
+    /** Version 1: epoch, index, snapshot, kind, offset, finished, then the task JSON(s) as UTF-8 with lengths. */
+    public static final class Serializer implements SimpleVersionedSerializer<ChangeSplit> {
+        public static final Serializer INSTANCE = new Serializer();
+
+        @Override
+        public int getVersion() {
+            return 1;
+        }
+
+        @Override
+        public byte[] serialize(ChangeSplit split) throws IOException {
+            DataOutputSerializer out = new DataOutputSerializer(256 + split.task.length());
+            write(split, out);
+            return out.getCopyOfBuffer();
+        }
+
+        @Override
+        public ChangeSplit deserialize(int version, byte[] bytes) throws IOException {
+            if (version != 1) {
+                throw new IOException("Unknown version " + version + " of an Iceberg change split");
+            }
+            return read(new DataInputDeserializer(bytes));
+        }
+
+        static void write(ChangeSplit split, DataOutputSerializer out) throws IOException {
+            out.writeLong(split.epoch);
+            out.writeInt(split.index);
+            out.writeLong(split.snapshotId);
+            out.writeByte(split.kind.ordinal());
+            out.writeLong(split.offset);
+            out.writeBoolean(split.finished);
+            // Task JSON can pass writeUTF's 64 KB (many delete files, wide schemas).
+            writeString(out, split.task);
+            out.writeBoolean(split.taskBefore != null);
+            if (split.taskBefore != null) {
+                writeString(out, split.taskBefore);
+            }
+        }
+
+        static ChangeSplit read(DataInputDeserializer in) throws IOException {
+            long epoch = in.readLong();
+            int index = in.readInt();
+            long snapshotId = in.readLong();
+            Kind kind = Kind.values()[in.readByte()];
+            long offset = in.readLong();
+            boolean finished = in.readBoolean();
+            String task = readString(in);
+            String before = in.readBoolean() ? readString(in) : null;
+            return new ChangeSplit(epoch, index, snapshotId, kind, task, before, offset, finished);
+        }
+
+        private static void writeString(DataOutputSerializer out, String s) throws IOException {
+            byte[] b = s.getBytes(StandardCharsets.UTF_8);
+            out.writeInt(b.length);
+            out.write(b);
+        }
+
+        private static String readString(DataInputDeserializer in) throws IOException {
+            byte[] b = new byte[in.readInt()];
+            in.readFully(b);
+            return new String(b, StandardCharsets.UTF_8);
+        }
+    }
+}

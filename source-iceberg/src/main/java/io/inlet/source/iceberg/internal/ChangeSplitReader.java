@@ -1,0 +1,127 @@
+package io.inlet.source.iceberg.internal;
+
+import io.inlet.annotation.Internal;
+
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.types.RowKind;
+import org.apache.iceberg.BaseCombinedScanTask;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.ScanTaskParser;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.encryption.InputFilesDecryptor;
+import org.apache.iceberg.flink.FlinkSchemaUtil;
+import org.apache.iceberg.flink.source.RowDataFileScanTaskReader;
+import org.apache.iceberg.io.CloseableIterator;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Reads a {@link ChangeSplit} into its tagged rows: {@code +I} for each row it adds, {@code -D} for
+ * each row it removes, always in the same order for the same split (a restored reader skips what it
+ * had emitted). Rows are read in the schema the read was built with, by field id.
+ */
+@Internal
+public final class ChangeSplitReader {
+
+    private final Table table;
+    private final RowDataSerializer copier;
+    private final RowDataFileScanTaskReader reader;
+    private final IdentifierKeys keys;
+    private final RowData.FieldGetter[] fields;
+
+    public ChangeSplitReader(Table table, Schema schema) {
+        this.table = table;
+        this.copier = new RowDataSerializer(FlinkSchemaUtil.convert(schema));
+        this.reader = new RowDataFileScanTaskReader(schema, schema, null, true, Collections.emptyList());
+        this.keys = IdentifierKeys.of(schema);
+        RowType rowType = FlinkSchemaUtil.convert(schema);
+        this.fields = new RowData.FieldGetter[rowType.getFieldCount()];
+        for (int i = 0; i < fields.length; i++) {
+            fields[i] = RowData.createFieldGetter(rowType.getTypeAt(i), i);
+        }
+    }
+
+    /**
+     * The split's rows, tagged. Added rows and the rows of a removed file stream from the file (the
+     * reader reuses them: emit each before the next); a touched file's removed rows are found in
+     * memory, one file at a time.
+     */
+    public CloseableIterator<RowData> open(ChangeSplit split) {
+        FileScanTask task = ScanTaskParser.fromJson(split.task(), true);
+        switch (split.kind()) {
+            case ADDED:
+                return tagged(read(task), RowKind.INSERT);
+            case REMOVED:
+                return tagged(read(task), RowKind.DELETE);
+            case TOUCHED:
+                return removedFrom(ScanTaskParser.fromJson(split.taskBefore(), true), task);
+            default:
+                throw new IllegalStateException("Unknown split kind " + split.kind());
+        }
+    }
+
+    /** Live before the snapshot's deletes, minus live after them: what they removed from the file. */
+    private CloseableIterator<RowData> removedFrom(FileScanTask before, FileScanTask after) {
+        Map<IdentifierKeys.Key, RowData> was = new LinkedHashMap<>();
+        try (CloseableIterator<RowData> rows = read(before)) {
+            while (rows.hasNext()) {
+                RowData row = copier.copy(rows.next());
+                was.put(keys.of(row), row);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("Reading " + before.file().path() + " of " + table.name(), e);
+        }
+        try (CloseableIterator<RowData> rows = read(after)) {
+            while (rows.hasNext()) {
+                was.remove(keys.of(rows.next()));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("Reading " + after.file().path() + " of " + table.name(), e);
+        }
+        return tagged(CloseableIterator.withClose(was.values().iterator()), RowKind.DELETE);
+    }
+
+    private CloseableIterator<RowData> read(FileScanTask task) {
+        InputFilesDecryptor decryptor =
+                new InputFilesDecryptor(new BaseCombinedScanTask(task), table.io(), table.encryption());
+        return reader.open(task, decryptor);
+    }
+
+    private CloseableIterator<RowData> tagged(CloseableIterator<RowData> rows, RowKind kind) {
+        // A row read with deletes can be a projection, whose kind cannot be set: its fields go into
+        // one reused row (the reader reuses its rows too).
+        GenericRowData reused = new GenericRowData(kind, fields.length);
+        return new CloseableIterator<>() {
+            @Override
+            public boolean hasNext() {
+                return rows.hasNext();
+            }
+
+            @Override
+            public RowData next() {
+                RowData row = rows.next();
+                if (row instanceof GenericRowData) {
+                    row.setRowKind(kind);
+                    return row;
+                }
+                for (int i = 0; i < fields.length; i++) {
+                    reused.setField(i, fields[i].getFieldOrNull(row));
+                }
+                return reused;
+            }
+
+            @Override
+            public void close() throws IOException {
+                rows.close();
+            }
+        };
+    }
+}

@@ -1,0 +1,168 @@
+package io.inlet.source.iceberg.internal;
+
+import io.inlet.annotation.Internal;
+import io.inlet.core.InletStopException;
+
+import org.apache.iceberg.BaseFileScanTask;
+import org.apache.iceberg.ContentFile;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataOperations;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.PartitionSpecParser;
+import org.apache.iceberg.ScanTaskParser;
+import org.apache.iceberg.SchemaParser;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.expressions.ResidualEvaluator;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.util.ThreadPools;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Turns one snapshot of a format-v2 table into the {@link ChangeSplit}s of its changes, file by file,
+ * with the rules of Iceberg's sequence numbers (an equality delete applies to data files of lower
+ * sequence numbers only, a position delete also to its own snapshot's files):
+ *
+ * <ul>
+ *   <li>each data file the snapshot added, with the snapshot's deletes: its rows are added;
+ *   <li>each older data file one of the snapshot's delete files reaches: the rows live with the older
+ *       deletes and gone with all of them are removed;
+ *   <li>each data file the snapshot removed whole, as it was at the parent: all its rows are removed.
+ * </ul>
+ *
+ * A {@code replace} (compaction, manifests regrouped) keeps the rows: no splits. A snapshot that
+ * removed delete files without being a replace would bring rows back; it fails, naming the snapshot,
+ * its operation and the engine that wrote it. Manifests are read on Iceberg's worker pool, in parallel.
+ */
+@Internal
+public final class SnapshotPlanner {
+
+    private SnapshotPlanner() {}
+
+    /** The splits of the snapshot's changes. */
+    public static List<ChangeSplit> changes(Table table, Snapshot snapshot, long epoch) {
+        String operation = snapshot.operation();
+        if (DataOperations.REPLACE.equals(operation)) {
+            return List.of();
+        }
+        List<DeleteFile> removedDeletes = list(snapshot.removedDeleteFiles(table.io()));
+        if (!removedDeletes.isEmpty()) {
+            throw new InletStopException("Cannot read snapshot " + snapshot.snapshotId() + " of Iceberg table "
+                    + table.name() + " (operation " + operation + ", written by " + writer(snapshot) + ") as changes:"
+                    + " it removes " + removedDeletes.size() + " delete file(s) without being a replace, which"
+                    + " brings deleted rows back.");
+        }
+        Set<String> added = paths(snapshot.addedDataFiles(table.io()));
+        Set<String> newDeletes = paths(snapshot.addedDeleteFiles(table.io()));
+        Set<String> removedFiles = paths(snapshot.removedDataFiles(table.io()));
+
+        List<ChangeSplit> splits = new ArrayList<>();
+        long id = snapshot.snapshotId();
+        if (!added.isEmpty() || !newDeletes.isEmpty()) {
+            try (CloseableIterable<FileScanTask> tasks = table.newScan()
+                    .useSnapshot(id)
+                    .planWith(ThreadPools.getWorkerPool())
+                    .planFiles()) {
+                for (FileScanTask task : tasks) {
+                    if (added.contains(task.file().path().toString())) {
+                        splits.add(ChangeSplit.added(epoch, splits.size(), id, ScanTaskParser.toJson(task)));
+                        continue;
+                    }
+                    List<DeleteFile> older = new ArrayList<>();
+                    boolean reached = false;
+                    for (DeleteFile d : task.deletes()) {
+                        if (newDeletes.contains(d.path().toString())) {
+                            reached = true;
+                        } else {
+                            older.add(d);
+                        }
+                    }
+                    if (reached) {
+                        splits.add(ChangeSplit.touched(
+                                epoch,
+                                splits.size(),
+                                id,
+                                ScanTaskParser.toJson(task),
+                                ScanTaskParser.toJson(withDeletes(task, older))));
+                    }
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("Planning snapshot " + id + " of " + table.name(), e);
+            }
+        }
+        if (!removedFiles.isEmpty() && snapshot.parentId() != null) {
+            try (CloseableIterable<FileScanTask> tasks = table.newScan()
+                    .useSnapshot(snapshot.parentId())
+                    .planWith(ThreadPools.getWorkerPool())
+                    .planFiles()) {
+                for (FileScanTask task : tasks) {
+                    if (removedFiles.contains(task.file().path().toString())) {
+                        splits.add(ChangeSplit.removed(epoch, splits.size(), id, ScanTaskParser.toJson(task)));
+                    }
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("Planning the parent of snapshot " + id + " of " + table.name(), e);
+            }
+        }
+        return splits;
+    }
+
+    /** Every live row of the table at the snapshot, as added rows: the table scan a read may start with. */
+    public static List<ChangeSplit> scan(Table table, Snapshot snapshot, long epoch) {
+        List<ChangeSplit> splits = new ArrayList<>();
+        try (CloseableIterable<FileScanTask> tasks = table.newScan()
+                .useSnapshot(snapshot.snapshotId())
+                .planWith(ThreadPools.getWorkerPool())
+                .planFiles()) {
+            for (FileScanTask task : tasks) {
+                splits.add(ChangeSplit.added(epoch, splits.size(), snapshot.snapshotId(), ScanTaskParser.toJson(task)));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("Planning snapshot " + snapshot.snapshotId() + " of " + table.name(), e);
+        }
+        return splits;
+    }
+
+    private static FileScanTask withDeletes(FileScanTask task, List<DeleteFile> deletes) {
+        return new BaseFileScanTask(
+                (DataFile) task.file(),
+                deletes.toArray(new DeleteFile[0]),
+                SchemaParser.toJson(task.schema()),
+                PartitionSpecParser.toJson(task.spec()),
+                ResidualEvaluator.unpartitioned(Expressions.alwaysTrue()));
+    }
+
+    private static <F extends ContentFile<F>> List<F> list(Iterable<F> files) {
+        List<F> out = new ArrayList<>();
+        files.forEach(out::add);
+        return out;
+    }
+
+    private static <F extends ContentFile<F>> Set<String> paths(Iterable<F> files) {
+        Set<String> out = new HashSet<>();
+        files.forEach(f -> out.add(f.path().toString()));
+        return out;
+    }
+
+    /** Who wrote a snapshot, from its summary: Inlet's sink, Iceberg's Flink sink, or the engine it names. */
+    static String writer(Snapshot snapshot) {
+        Map<String, String> summary = snapshot.summary();
+        if (summary.containsKey("inlet.job-lineage")) {
+            return "Inlet's Iceberg sink (lineage " + summary.get("inlet.job-lineage") + ")";
+        }
+        if (summary.containsKey("flink.job-id")) {
+            return "Iceberg's Flink sink (job " + summary.get("flink.job-id") + ")";
+        }
+        String engine = summary.get("engine-name");
+        return engine != null ? engine + " " + summary.getOrDefault("engine-version", "") : "an unknown engine";
+    }
+}
