@@ -2,6 +2,7 @@ package io.inlet.shim;
 
 import io.inlet.annotation.PublicEvolving;
 import io.inlet.core.InletValidationException;
+import io.inlet.shim.internal.InletFlinkCatalog;
 import io.inlet.sink.iceberg.IcebergCatalogConfig;
 
 import org.apache.flink.table.api.TableEnvironment;
@@ -41,7 +42,12 @@ public final class IcebergCatalogs {
 
     private IcebergCatalogs() {}
 
-    /** Iceberg's Flink catalog over the options, not yet opened. */
+    /**
+     * Iceberg's Flink catalog over the options, not yet opened. Its streaming reads of tables with
+     * identifier fields ({@code 'streaming' = 'true'}) return the changelog, {@code +I}, {@code
+     * -U}/{@code +U}, {@code -D}, read by Inlet's Iceberg changelog source; {@code
+     * 'streaming-read-mode' = 'append-only'} keeps Iceberg's own streaming read.
+     */
     public static FlinkCatalog create(String name, Map<String, String> options) {
         String database = options.getOrDefault(
                 IcebergCatalogOptions.DEFAULT_DATABASE.key(), IcebergCatalogOptions.DEFAULT_DATABASE.defaultValue());
@@ -59,7 +65,7 @@ public final class IcebergCatalogs {
                     "'" + IcebergCatalogOptions.CACHE_EXPIRATION_INTERVAL_MS.key() + "' must be a number of ms, not '"
                             + options.get(IcebergCatalogOptions.CACHE_EXPIRATION_INTERVAL_MS.key()) + "'.");
         }
-        return new FlinkCatalog(
+        return new InletFlinkCatalog(
                 name,
                 database,
                 base == null ? Namespace.empty() : Namespace.of(base.split("\\.")),

@@ -25,6 +25,13 @@ import java.util.Set;
  *   'warehouse' = 's3a://bucket/warehouse',
  *   'hadoop.fs.s3a.endpoint' = 'https://s3.eu-west-1.amazonaws.com');
  * }</pre>
+ *
+ * <p>A streaming read of a table with identifier fields returns its changelog, updates and deletes
+ * included, where Iceberg's own catalog returns the rows of append snapshots only:
+ *
+ * <pre>{@code
+ * SELECT region, COUNT(*) FROM lake.shop.orders /*+ OPTIONS('streaming' = 'true') *&#47; GROUP BY region;
+ * }</pre>
  */
 @PublicEvolving
 public final class InletIcebergCatalogFactory implements CatalogFactory {

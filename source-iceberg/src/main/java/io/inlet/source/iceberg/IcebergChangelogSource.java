@@ -7,6 +7,7 @@ import io.inlet.source.iceberg.internal.ChangePairingOperator;
 import io.inlet.source.iceberg.internal.IdentifierKeys;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSource;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -31,6 +32,7 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
 
@@ -124,7 +126,7 @@ public final class IcebergChangelogSource implements Serializable {
 
     /**
      * Adds the read to the job with the uids the function gives for {@code files} and {@code changes}
-     * (the SQL planner's own, for a table source).
+     * (the SQL planner's own, for a table source); none where it gives {@code null}.
      */
     public DataStream<RowData> createStream(StreamExecutionEnvironment env, Function<String, String> uids) {
         ChangeFileSource files = new ChangeFileSource(
@@ -133,14 +135,20 @@ public final class IcebergChangelogSource implements Serializable {
         // which epochs are read whole: the strategy only lets them through, it generates nothing.
         DataStreamSource<RowData> tagged =
                 env.fromSource(files, WatermarkStrategy.noWatermarks(), "Iceberg " + table + " files");
-        tagged.uid(uids.apply("files"));
+        String filesUid = uids.apply("files");
+        if (filesUid != null) {
+            tagged.uid(filesUid);
+        }
         IdentifierKeys keys = IdentifierKeys.of(SchemaParser.fromJson(schemaJson));
         SingleOutputStreamOperator<RowData> changes = tagged.keyBy(keys.selector())
                 .transform(
                         "Iceberg " + table + " changelog",
                         InternalTypeInfo.of(rowType),
-                        new ChangePairingOperator(rowType))
-                .uid(uids.apply("changes"));
+                        new ChangePairingOperator(rowType));
+        String changesUid = uids.apply("changes");
+        if (changesUid != null) {
+            changes.uid(changesUid);
+        }
         if (parallelism != null) {
             tagged.setParallelism(parallelism);
             changes.setParallelism(parallelism);
@@ -195,6 +203,20 @@ public final class IcebergChangelogSource implements Serializable {
         /** {@code monitor-interval}. */
         public Builder monitorInterval(Duration interval) {
             this.monitorInterval = interval;
+            return this;
+        }
+
+        /**
+         * The read options among these, by their keys ({@code starting-strategy}, {@code
+         * start-snapshot-id}, {@code start-snapshot-timestamp}, {@code monitor-interval}); other keys
+         * are left alone, as a SQL table's options hold the table's properties too.
+         */
+        public Builder options(Map<String, String> options) {
+            Configuration conf = Configuration.fromMap(options);
+            this.strategy = conf.get(IcebergSourceOptions.STARTING_STRATEGY);
+            conf.getOptional(IcebergSourceOptions.START_SNAPSHOT_ID).ifPresent(id -> this.startSnapshotId = id);
+            conf.getOptional(IcebergSourceOptions.START_SNAPSHOT_TIMESTAMP).ifPresent(t -> this.startTimestamp = t);
+            this.monitorInterval = conf.get(IcebergSourceOptions.MONITOR_INTERVAL);
             return this;
         }
 

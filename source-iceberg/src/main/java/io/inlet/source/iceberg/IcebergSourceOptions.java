@@ -35,6 +35,41 @@ public final class IcebergSourceOptions {
         INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP
     }
 
+    /** How a streaming SQL read of a table with identifier fields reads it. */
+    public enum StreamingReadMode {
+        /** Inlet's changelog read: {@code +I}, {@code -U}/{@code +U}, {@code -D}, every snapshot. */
+        CHANGELOG("changelog"),
+        /** Iceberg's own streaming read: the rows of {@code append} snapshots only, the others skipped. */
+        APPEND_ONLY("append-only");
+
+        private final String value;
+
+        StreamingReadMode(String value) {
+            this.value = value;
+        }
+
+        /** The option's value; Flink matches it case-insensitively. */
+        @Override
+        public String toString() {
+            return value;
+        }
+    }
+
+    public static final ConfigOption<Boolean> STREAMING = ConfigOptions.key("streaming")
+            .booleanType()
+            .defaultValue(false)
+            .withDescription("Iceberg's read option: read the table as an unbounded stream. Through the"
+                    + " inlet-iceberg catalog a table with identifier fields is then read as a changelog (see"
+                    + " streaming-read-mode).");
+
+    public static final ConfigOption<StreamingReadMode> STREAMING_READ_MODE = ConfigOptions.key("streaming-read-mode")
+            .enumType(StreamingReadMode.class)
+            .defaultValue(StreamingReadMode.CHANGELOG)
+            .withDescription("With streaming = true, through the inlet-iceberg catalog: 'changelog' (the default)"
+                    + " reads a table with identifier fields as +I/-U/+U/-D with Inlet's source; 'append-only'"
+                    + " uses Iceberg's own source, which skips every snapshot with deletes. Tables without"
+                    + " identifier fields are always read by Iceberg's source.");
+
     public static final ConfigOption<StartingStrategy> STARTING_STRATEGY = ConfigOptions.key("starting-strategy")
             .enumType(StartingStrategy.class)
             .defaultValue(StartingStrategy.TABLE_SCAN_THEN_INCREMENTAL)

@@ -111,4 +111,20 @@ class SnapshotChangesTest {
                 .extracting(SnapshotChangesTest::describe)
                 .containsExactlyInAnyOrder("-D1=a", "-D2=b");
     }
+
+    @Test
+    void aSnapshotOfOnlyAnUpsertDeleteEmitsTheDeletedRow() throws Exception {
+        Table table = table("deleteonly", false);
+        TaskWriter<RowData> first = writer(table, true, 0);
+        first.write(row(RowKind.INSERT, 1, 0, "a"));
+        first.write(row(RowKind.INSERT, 3, 0, "c"));
+        commit(table, first.complete());
+        TaskWriter<RowData> second = writer(table, true, 1);
+        second.write(row(RowKind.DELETE, 3, 0, "c"));
+        commit(table, second.complete());
+        table.refresh();
+        assertThat(new SnapshotChanges(table).of(table.currentSnapshot()))
+                .extracting(SnapshotChangesTest::describe)
+                .containsExactly("-D3=c");
+    }
 }
