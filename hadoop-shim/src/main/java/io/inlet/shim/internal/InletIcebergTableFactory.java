@@ -2,9 +2,9 @@ package io.inlet.shim.internal;
 
 import io.inlet.annotation.Internal;
 import io.inlet.source.iceberg.IcebergChangelogSource;
+import io.inlet.source.iceberg.IcebergChangelogTableSource;
 import io.inlet.source.iceberg.IcebergSourceOptions;
 import io.inlet.source.iceberg.IcebergSourceOptions.StreamingReadMode;
-import io.inlet.source.iceberg.internal.ChangelogTableSource;
 
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
@@ -70,7 +70,7 @@ public final class InletIcebergTableFactory implements DynamicTableSourceFactory
                 .table(String.join(".", levels))
                 .options(options)
                 .build();
-        return new ChangelogTableSource(source);
+        return new IcebergChangelogTableSource(source);
     }
 
     @Override

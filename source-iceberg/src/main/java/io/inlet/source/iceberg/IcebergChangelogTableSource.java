@@ -1,7 +1,6 @@
-package io.inlet.source.iceberg.internal;
+package io.inlet.source.iceberg;
 
-import io.inlet.annotation.Internal;
-import io.inlet.source.iceberg.IcebergChangelogSource;
+import io.inlet.annotation.PublicEvolving;
 
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -17,12 +16,12 @@ import org.apache.flink.table.data.RowData;
  * {@code -D} ({@link ChangelogMode#all()}), so that an aggregate or an upsert sink downstream stays
  * right. The {@code inlet-iceberg} catalog returns it for {@code 'streaming' = 'true'}.
  */
-@Internal
-public final class ChangelogTableSource implements ScanTableSource {
+@PublicEvolving
+public final class IcebergChangelogTableSource implements ScanTableSource {
 
     private final IcebergChangelogSource source;
 
-    public ChangelogTableSource(IcebergChangelogSource source) {
+    public IcebergChangelogTableSource(IcebergChangelogSource source) {
         this.source = source;
     }
 
@@ -50,7 +49,7 @@ public final class ChangelogTableSource implements ScanTableSource {
 
     @Override
     public DynamicTableSource copy() {
-        return new ChangelogTableSource(source);
+        return new IcebergChangelogTableSource(source);
     }
 
     @Override
