@@ -13,6 +13,7 @@ import org.apache.flink.streaming.api.functions.sink.SinkFunction;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.Row;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
@@ -47,8 +48,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The scenario users report: a MySQL table mirrored into Iceberg by Inlet's job while a streaming
- * read of the Iceberg table runs. Inlet's changelog source sees the insert, the update with its old
- * and new values, and the delete; Iceberg's own streaming source (1.6.1) sees none of them, because
+ * read of the Iceberg table runs. Inlet's changelog source, through its builder and through a
+ * streaming SQL query on the inlet-iceberg catalog, sees the insert, the update with its old and new
+ * values, and the delete; Iceberg's own streaming source (1.6.1) sees none of them, because
  * it skips every snapshot that is not an append and the mirror commits row deltas.
  */
 @ExtendWith(MariaDbExtension.class)
@@ -59,6 +61,7 @@ class IcebergChangelogReadITCase {
 
     static final LinkedBlockingQueue<String> INLET = new LinkedBlockingQueue<>();
     static final LinkedBlockingQueue<String> ICEBERG = new LinkedBlockingQueue<>();
+    static final LinkedBlockingQueue<String> SQL = new LinkedBlockingQueue<>();
 
     /** A products row as "+I(1,scooter,small)". */
     static String describe(RowData r) {
@@ -76,6 +79,15 @@ class IcebergChangelogReadITCase {
         @Override
         public void invoke(RowData row, Context context) {
             (inlet ? INLET : ICEBERG).add(describe(row));
+        }
+    }
+
+    /** The streaming SQL query's rows, described as {@link #describe} does. */
+    static final class SqlToQueue implements SinkFunction<Row> {
+        @Override
+        public void invoke(Row row, Context context) {
+            SQL.add(row.getKind().shortString() + "(" + row.getField(0) + "," + row.getField(1) + "," + row.getField(2)
+                    + ")");
         }
     }
 
@@ -150,6 +162,14 @@ class IcebergChangelogReadITCase {
                     .monitorInterval(Duration.ofMillis(200))
                     .build();
             inlet.createStream(env).addSink(new ToQueue(true)).setParallelism(1);
+            // The query users write: a streaming SELECT through the inlet-iceberg catalog, in the same job.
+            StreamTableEnvironment sql = StreamTableEnvironment.create(env);
+            sql.executeSql("CREATE CATALOG lake WITH ('type' = 'inlet-iceberg', 'catalog-type' = 'hadoop',"
+                    + " 'warehouse' = '" + warehouse.toUri() + "')");
+            sql.toChangelogStream(sql.sqlQuery("SELECT * FROM lake." + db + ".products"
+                            + " /*+ OPTIONS('streaming' = 'true', 'monitor-interval' = '200ms') */"))
+                    .addSink(new SqlToQueue())
+                    .setParallelism(1);
             FlinkSource.forRowData()
                     .env(env)
                     .tableLoader(
@@ -160,28 +180,39 @@ class IcebergChangelogReadITCase {
                     .addSink(new ToQueue(false));
             INLET.clear();
             ICEBERG.clear();
+            SQL.clear();
             read = env.executeAsync("streaming reads of the mirror");
 
-            assertThat(take(INLET, 1)).containsExactly("+I(1,scooter,small 2-wheel scooter)");
-            assertThat(take(ICEBERG, 1)).containsExactly("+I(1,scooter,small 2-wheel scooter)");
+            for (LinkedBlockingQueue<String> q : List.of(INLET, SQL, ICEBERG)) {
+                assertThat(take(q, 1)).containsExactly("+I(1,scooter,small 2-wheel scooter)");
+            }
 
             mysql.execute(db, "INSERT INTO products (name, description) VALUES ('car battery', '12V')");
-            assertThat(take(INLET, 1)).containsExactly("+I(2,car battery,12V)");
+            for (LinkedBlockingQueue<String> q : List.of(INLET, SQL)) {
+                assertThat(take(q, 1)).containsExactly("+I(2,car battery,12V)");
+            }
             mysql.execute(db, "UPDATE products SET name = 'scooter pro' WHERE id = 1");
-            assertThat(take(INLET, 2))
-                    .containsExactly("-U(1,scooter,small 2-wheel scooter)", "+U(1,scooter pro,small 2-wheel scooter)");
+            for (LinkedBlockingQueue<String> q : List.of(INLET, SQL)) {
+                assertThat(take(q, 2))
+                        .containsExactly(
+                                "-U(1,scooter,small 2-wheel scooter)", "+U(1,scooter pro,small 2-wheel scooter)");
+            }
             mysql.execute(db, "DELETE FROM products WHERE id = 2");
-            assertThat(take(INLET, 1)).containsExactly("-D(2,car battery,12V)");
+            for (LinkedBlockingQueue<String> q : List.of(INLET, SQL)) {
+                assertThat(take(q, 1)).containsExactly("-D(2,car battery,12V)");
+            }
 
             // An append after all of them: once Iceberg's own source shows it, it has passed the snapshots
             // of the insert, the update and the delete, and shown none of them.
             Table table = catalog.loadTable(id);
             table.newAppend().appendFile(marker(table)).commit();
             assertThat(take(INLET, 1)).containsExactly("+I(99,marker,appended)");
+            assertThat(take(SQL, 1)).containsExactly("+I(99,marker,appended)");
             assertThat(take(ICEBERG, 1))
                     .as("Iceberg's streaming source skips the mirror's row-delta snapshots")
                     .containsExactly("+I(99,marker,appended)");
             assertThat(INLET).isEmpty();
+            assertThat(SQL).isEmpty();
         } finally {
             if (read != null) {
                 Jobs.cancelIfRunning(read);
