@@ -9,7 +9,7 @@ import java.util.Objects;
 
 /**
  * Where in its source a change was read: a MySQL binlog position, a snapshot taken at a binlog
- * position, or a Kafka record offset. Used to report bad input precisely, and to order the versions
+ * position, a Kafka record offset, or the Iceberg snapshot that made the change. Used to report bad input precisely, and to order the versions
  * of a row ({@link #order()}): sinks that keep the latest version of each row by an ordering value
  * (Hudi's precombine field) compare these. Immutable.
  *
@@ -17,6 +17,7 @@ import java.util.Objects;
  * SourcePosition p = SourcePosition.binlog("mysql-bin.000003", 4711L, 0);
  * SourcePosition s = SourcePosition.snapshot("mysql-bin.000003", 4096L);
  * SourcePosition k = SourcePosition.kafka("dbserver1.inventory.orders", 2, 1_000L);
+ * SourcePosition i = SourcePosition.iceberg("shop.orders", 5_871_213_771_204_211L, 42L);
  * }</pre>
  */
 @PublicEvolving
@@ -38,7 +39,12 @@ public final class SourcePosition implements Serializable {
          * than, and the row inside that binlog event when the row came from the binlog while the
          * snapshot was read (-1 otherwise).
          */
-        SNAPSHOT
+        SNAPSHOT,
+        /**
+         * An Iceberg table's snapshot: the table, the snapshot id and, as the order, the snapshot's
+         * sequence number (which grows with every commit of the table).
+         */
+        ICEBERG
     }
 
     /** {@link #order()} when nothing is known about the order. */
@@ -124,6 +130,18 @@ public final class SourcePosition implements Serializable {
     }
 
     /**
+     * The Iceberg snapshot that made a change, ordered by its sequence number: a key changes at most
+     * once per snapshot in a changelog read, so later snapshots order later.
+     *
+     * @param table the table, as {@code namespace.table}
+     * @param snapshotId the snapshot's id
+     * @param sequenceNumber the snapshot's data sequence number, 1 or more
+     */
+    public static SourcePosition iceberg(String table, long snapshotId, long sequenceNumber) {
+        return new SourcePosition(Kind.ICEBERG, Objects.requireNonNull(table, "table"), snapshotId, -1, sequenceNumber);
+    }
+
+    /**
      * One comparable value for a MySQL binlog row: the file's sequence number (the digits after its
      * last dot) in the high 31 bits, then position plus row. A rows event holds fewer rows than it has
      * bytes, so position plus row stays below the next event's position: values are unique and grow
@@ -148,18 +166,18 @@ public final class SourcePosition implements Serializable {
         return kind;
     }
 
-    /** The binlog file or the Kafka topic; {@code null} for {@link Kind#NONE}. */
+    /** The binlog file, the Kafka topic or the Iceberg table; {@code null} for {@link Kind#NONE}. */
     @Nullable
     public String fileOrTopic() {
         return name;
     }
 
-    /** The binlog position or the Kafka offset; -1 for {@link Kind#NONE}. */
+    /** The binlog position, the Kafka offset or the Iceberg snapshot id; -1 for {@link Kind#NONE}. */
     public long offset() {
         return offset;
     }
 
-    /** The row inside the binlog event or the Kafka partition; -1 for {@link Kind#NONE}. */
+    /** The row inside the binlog event or the Kafka partition; -1 for {@link Kind#NONE} and Iceberg. */
     public int rowOrPartition() {
         return index;
     }
@@ -194,7 +212,10 @@ public final class SourcePosition implements Serializable {
         return Objects.hash(kind, name, offset, index, order);
     }
 
-    /** {@code file:position#row}, {@code snapshot@file:position}, {@code topic-partition@offset} or {@code none}. */
+    /**
+     * {@code file:position#row}, {@code snapshot@file:position}, {@code topic-partition@offset}, {@code
+     * iceberg:table@snapshot-id} or {@code none}.
+     */
     @Override
     public String toString() {
         switch (kind) {
@@ -204,6 +225,8 @@ public final class SourcePosition implements Serializable {
                 return "snapshot@" + name + ":" + offset + (index >= 0 ? "#" + index : "");
             case KAFKA:
                 return name + "-" + index + "@" + offset;
+            case ICEBERG:
+                return "iceberg:" + name + "@" + offset;
             default:
                 return "none";
         }

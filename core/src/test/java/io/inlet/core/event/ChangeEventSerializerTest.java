@@ -193,9 +193,18 @@ class ChangeEventSerializerTest {
                         1,
                         TestRows.row(SMALL, RowKind.UPDATE_BEFORE, 4, null),
                         1L,
-                        SourcePosition.kafka("t", 0, 10L)));
+                        SourcePosition.kafka("t", 0, 10L)),
+                ChangeEvent.of(
+                        SMALL.tableId(),
+                        1,
+                        TestRows.row(SMALL, RowKind.DELETE, 5, "e"),
+                        1L,
+                        SourcePosition.iceberg("shop.orders", -8_070_450_532_247_928_832L, 42L)));
         List<ChangeEvent> back = read(s, write(s, events), events.size());
         assertThat(back).isEqualTo(events);
+        assertThat(back.get(4).position().kind()).isEqualTo(SourcePosition.Kind.ICEBERG);
+        assertThat(back.get(4).position().order()).isEqualTo(42L);
+        assertThat(back.get(4).position()).hasToString("iceberg:shop.orders@-8070450532247928832");
         assertThat(back.subList(0, 3)).extracting(e -> e.position().order()).isSorted();
         assertThat(back.get(3).isKeyOnly()).isTrue();
         assertThat(back.get(0).isKeyOnly()).isFalse();

@@ -4,6 +4,7 @@ import io.inlet.annotation.PublicEvolving;
 import io.inlet.source.iceberg.IcebergSourceOptions.StartingStrategy;
 import io.inlet.source.iceberg.internal.ChangeFileSource;
 import io.inlet.source.iceberg.internal.ChangePairingOperator;
+import io.inlet.source.iceberg.internal.CommitColumns;
 import io.inlet.source.iceberg.internal.IdentifierKeys;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -129,8 +130,17 @@ public final class IcebergChangelogSource implements Serializable {
      * (the SQL planner's own, for a table source); none where it gives {@code null}.
      */
     public DataStream<RowData> createStream(StreamExecutionEnvironment env, Function<String, String> uids) {
+        return stream(env, uids, false);
+    }
+
+    /**
+     * The changes; with {@code keepCommit} each row has the {@link CommitColumns} of its snapshot
+     * after the table's columns.
+     */
+    DataStream<RowData> stream(StreamExecutionEnvironment env, Function<String, String> uids, boolean keepCommit) {
+        RowType withCommit = CommitColumns.appendTo(rowType);
         ChangeFileSource files = new ChangeFileSource(
-                catalogLoader, table, schemaJson, rowType, strategy, startSnapshotId, startTimestamp, intervalMs);
+                catalogLoader, table, schemaJson, withCommit, strategy, startSnapshotId, startTimestamp, intervalMs);
         // The readers' records carry their snapshot's epoch as the timestamp, and their watermark says
         // which epochs are read whole: the strategy only lets them through, it generates nothing.
         DataStreamSource<RowData> tagged =
@@ -143,8 +153,8 @@ public final class IcebergChangelogSource implements Serializable {
         SingleOutputStreamOperator<RowData> changes = tagged.keyBy(keys.selector())
                 .transform(
                         "Iceberg " + table + " changelog",
-                        InternalTypeInfo.of(rowType),
-                        new ChangePairingOperator(rowType));
+                        InternalTypeInfo.of(keepCommit ? withCommit : rowType),
+                        new ChangePairingOperator(withCommit, keepCommit));
         String changesUid = uids.apply("changes");
         if (changesUid != null) {
             changes.uid(changesUid);

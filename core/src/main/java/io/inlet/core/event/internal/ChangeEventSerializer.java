@@ -41,6 +41,8 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
     private static final int HAS_ORDER = 0x20;
     /** The row holds only the primary key (ChangeEvent#isKeyOnly). */
     private static final int KEY_ONLY = 0x40;
+    /** The position kind is 4 more than the two position bits say (ICEBERG): the kinds outgrew two bits. */
+    private static final int MORE_POSITION_KINDS = 0x80;
 
     private static final SourcePosition.Kind[] POSITION_KINDS = SourcePosition.Kind.values();
     private static final RowKind[] ROW_KINDS = RowKind.values();
@@ -157,7 +159,8 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
                 position.kind() == SourcePosition.Kind.KAFKA && position.order() != position.offset() + 1;
         int header = event.kind().toByteValue()
                 | (event.hasSourceTimestamp() ? HAS_TIMESTAMP : 0)
-                | (position.kind().ordinal() << POSITION_SHIFT)
+                | ((position.kind().ordinal() & POSITION_MASK) << POSITION_SHIFT)
+                | (position.kind().ordinal() > POSITION_MASK ? MORE_POSITION_KINDS : 0)
                 | (explicitOrder ? HAS_ORDER : 0)
                 | (event.isKeyOnly() ? KEY_ONLY : 0);
         out.writeByte(header);
@@ -172,6 +175,11 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
                 out.writeUTF(position.fileOrTopic());
                 out.writeLong(position.offset());
                 out.writeInt(position.rowOrPartition());
+                break;
+            case ICEBERG:
+                out.writeUTF(position.fileOrTopic());
+                out.writeLong(position.offset());
+                out.writeLong(position.order());
                 break;
             default:
                 break;
@@ -212,7 +220,12 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
         SourcePosition position;
         // The format of earlier versions is this one without SNAPSHOT positions, HAS_ORDER and KEY_ONLY: it reads as
         // is.
-        switch (POSITION_KINDS[(header >>> POSITION_SHIFT) & POSITION_MASK]) {
+        int positionKind = ((header >>> POSITION_SHIFT) & POSITION_MASK)
+                + ((header & MORE_POSITION_KINDS) != 0 ? POSITION_MASK + 1 : 0);
+        if (positionKind >= POSITION_KINDS.length) {
+            throw new IOException("Corrupt change event: position kind " + positionKind);
+        }
+        switch (POSITION_KINDS[positionKind]) {
             case BINLOG: {
                 String file = in.readUTF();
                 long offset = in.readLong();
@@ -233,6 +246,12 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
                 long offset = in.readLong();
                 int row = in.readInt();
                 position = row < 0 ? SourcePosition.snapshot(file, offset) : SourcePosition.snapshot(file, offset, row);
+                break;
+            }
+            case ICEBERG: {
+                String table = in.readUTF();
+                long snapshotId = in.readLong();
+                position = SourcePosition.iceberg(table, snapshotId, in.readLong());
                 break;
             }
             default:

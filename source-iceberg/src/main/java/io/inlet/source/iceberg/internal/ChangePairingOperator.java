@@ -16,6 +16,7 @@ import org.apache.flink.streaming.api.operators.Triggerable;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.utils.ProjectedRowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.RowType;
 
@@ -38,13 +39,22 @@ public final class ChangePairingOperator extends AbstractStreamOperator<RowData>
 
     private static final long serialVersionUID = 1L;
 
+    /** The rows' type, {@link CommitColumns} included. */
     private final RowType rowType;
+
+    private final boolean keepCommit;
 
     private transient MapState<Long, List<RowData>> pending;
     private transient InternalTimerService<VoidNamespace> timers;
+    private transient ProjectedRowData withoutCommit;
 
-    public ChangePairingOperator(RowType rowType) {
+    /**
+     * @param rowType the table's row type with the {@link CommitColumns}, as the readers emit it
+     * @param keepCommit whether the changes leave with the commit columns, or in the table's row type
+     */
+    public ChangePairingOperator(RowType rowType, boolean keepCommit) {
         this.rowType = rowType;
+        this.keepCommit = keepCommit;
     }
 
     @Override
@@ -54,6 +64,11 @@ public final class ChangePairingOperator extends AbstractStreamOperator<RowData>
                 .getMapState(new MapStateDescriptor<>(
                         "epoch-rows", Types.LONG, new ListTypeInfo<>(InternalTypeInfo.of(rowType))));
         timers = getInternalTimerService("epochs", VoidNamespaceSerializer.INSTANCE, this);
+        int[] tableFields = new int[rowType.getFieldCount() - 2];
+        for (int i = 0; i < tableFields.length; i++) {
+            tableFields[i] = i;
+        }
+        withoutCommit = ProjectedRowData.from(tableFields);
     }
 
     @Override
@@ -77,7 +92,8 @@ public final class ChangePairingOperator extends AbstractStreamOperator<RowData>
         }
         pending.remove(epoch);
         for (RowData change : NetChange.of(rows)) {
-            output.collect(new StreamRecord<>(change));
+            // The projection passes the row kind through; the output serializer copies the row.
+            output.collect(new StreamRecord<>(keepCommit ? change : withoutCommit.replaceRow(change)));
         }
     }
 

@@ -6,6 +6,7 @@ import org.apache.flink.api.connector.source.SourceSplit;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.iceberg.Snapshot;
 
 import javax.annotation.Nullable;
 
@@ -35,9 +36,19 @@ public final class ChangeSplit implements SourceSplit {
         REMOVED
     }
 
+    /** {@link #sequenceNumber()} of a split restored from version 1, which did not hold it. */
+    public static final long UNKNOWN_SEQUENCE_NUMBER = 0L;
+
+    /** {@link #commitMillis()} of a split restored from version 1. */
+    public static final long UNKNOWN_COMMIT_MILLIS = Long.MIN_VALUE;
+
     private final long epoch;
     private final int index;
     private final long snapshotId;
+    /** The snapshot's sequence number and commit time, which its changes carry downstream. */
+    private final long sequenceNumber;
+
+    private final long commitMillis;
     private final Kind kind;
     /** The file as a scan task (Iceberg's JSON form), with the deletes that apply after the snapshot. */
     private final String task;
@@ -52,6 +63,8 @@ public final class ChangeSplit implements SourceSplit {
             long epoch,
             int index,
             long snapshotId,
+            long sequenceNumber,
+            long commitMillis,
             Kind kind,
             String task,
             @Nullable String taskBefore,
@@ -60,6 +73,8 @@ public final class ChangeSplit implements SourceSplit {
         this.epoch = epoch;
         this.index = index;
         this.snapshotId = snapshotId;
+        this.sequenceNumber = sequenceNumber;
+        this.commitMillis = commitMillis;
         this.kind = kind;
         this.task = task;
         this.taskBefore = taskBefore;
@@ -67,27 +82,79 @@ public final class ChangeSplit implements SourceSplit {
         this.finished = finished;
     }
 
-    public static ChangeSplit added(long epoch, int index, long snapshotId, String task) {
-        return new ChangeSplit(epoch, index, snapshotId, Kind.ADDED, task, null, 0, false);
-    }
-
-    public static ChangeSplit touched(long epoch, int index, long snapshotId, String taskAfter, String taskBefore) {
+    public static ChangeSplit added(long epoch, int index, Commit commit, String task) {
         return new ChangeSplit(
-                epoch, index, snapshotId, Kind.TOUCHED, taskAfter, Objects.requireNonNull(taskBefore), 0, false);
+                epoch,
+                index,
+                commit.snapshotId,
+                commit.sequenceNumber,
+                commit.millis,
+                Kind.ADDED,
+                task,
+                null,
+                0,
+                false);
     }
 
-    public static ChangeSplit removed(long epoch, int index, long snapshotId, String taskAtParent) {
-        return new ChangeSplit(epoch, index, snapshotId, Kind.REMOVED, taskAtParent, null, 0, false);
+    public static ChangeSplit touched(long epoch, int index, Commit commit, String taskAfter, String taskBefore) {
+        return new ChangeSplit(
+                epoch,
+                index,
+                commit.snapshotId,
+                commit.sequenceNumber,
+                commit.millis,
+                Kind.TOUCHED,
+                taskAfter,
+                Objects.requireNonNull(taskBefore),
+                0,
+                false);
+    }
+
+    public static ChangeSplit removed(long epoch, int index, Commit commit, String taskAtParent) {
+        return new ChangeSplit(
+                epoch,
+                index,
+                commit.snapshotId,
+                commit.sequenceNumber,
+                commit.millis,
+                Kind.REMOVED,
+                taskAtParent,
+                null,
+                0,
+                false);
     }
 
     /** The same split, with this many rows already emitted. */
     public ChangeSplit at(long emitted) {
-        return new ChangeSplit(epoch, index, snapshotId, kind, task, taskBefore, emitted, false);
+        return new ChangeSplit(
+                epoch, index, snapshotId, sequenceNumber, commitMillis, kind, task, taskBefore, emitted, false);
     }
 
     /** The same split, read to its end. */
     public ChangeSplit done() {
-        return new ChangeSplit(epoch, index, snapshotId, kind, task, taskBefore, offset, true);
+        return new ChangeSplit(
+                epoch, index, snapshotId, sequenceNumber, commitMillis, kind, task, taskBefore, offset, true);
+    }
+
+    /** The snapshot whose changes a split reads: its id, sequence number and commit time. Immutable. */
+    public static final class Commit {
+        private final long snapshotId;
+        private final long sequenceNumber;
+        private final long millis;
+
+        private Commit(long snapshotId, long sequenceNumber, long millis) {
+            this.snapshotId = snapshotId;
+            this.sequenceNumber = sequenceNumber;
+            this.millis = millis;
+        }
+
+        public static Commit of(Snapshot snapshot) {
+            return new Commit(snapshot.snapshotId(), snapshot.sequenceNumber(), snapshot.timestampMillis());
+        }
+
+        public static Commit of(long snapshotId, long sequenceNumber, long millis) {
+            return new Commit(snapshotId, sequenceNumber, millis);
+        }
     }
 
     public long epoch() {
@@ -96,6 +163,16 @@ public final class ChangeSplit implements SourceSplit {
 
     public long snapshotId() {
         return snapshotId;
+    }
+
+    /** The snapshot's sequence number, {@link #UNKNOWN_SEQUENCE_NUMBER} if restored from version 1. */
+    public long sequenceNumber() {
+        return sequenceNumber;
+    }
+
+    /** When the snapshot was committed, epoch milliseconds; {@link #UNKNOWN_COMMIT_MILLIS} from version 1. */
+    public long commitMillis() {
+        return commitMillis;
     }
 
     public Kind kind() {
@@ -142,6 +219,8 @@ public final class ChangeSplit implements SourceSplit {
         return epoch == s.epoch
                 && index == s.index
                 && snapshotId == s.snapshotId
+                && sequenceNumber == s.sequenceNumber
+                && commitMillis == s.commitMillis
                 && kind == s.kind
                 && offset == s.offset
                 && finished == s.finished
@@ -160,13 +239,19 @@ public final class ChangeSplit implements SourceSplit {
                 + (finished ? ", finished" : offset > 0 ? ", at " + offset : "") + "}";
     }
 
-    /** Version 1: epoch, index, snapshot, kind, offset, finished, then the task JSON(s) as UTF-8 with lengths. */
+    /**
+     * Version 2: epoch, index, snapshot id, sequence number, commit time, kind, offset, finished, then
+     * the task JSON(s) as UTF-8 with lengths. Version 1 is the same without sequence number and commit
+     * time; it reads with both unknown.
+     */
     public static final class Serializer implements SimpleVersionedSerializer<ChangeSplit> {
         public static final Serializer INSTANCE = new Serializer();
 
+        static final int VERSION = 2;
+
         @Override
         public int getVersion() {
-            return 1;
+            return VERSION;
         }
 
         @Override
@@ -178,16 +263,18 @@ public final class ChangeSplit implements SourceSplit {
 
         @Override
         public ChangeSplit deserialize(int version, byte[] bytes) throws IOException {
-            if (version != 1) {
+            if (version != 1 && version != 2) {
                 throw new IOException("Unknown version " + version + " of an Iceberg change split");
             }
-            return read(new DataInputDeserializer(bytes));
+            return read(new DataInputDeserializer(bytes), version);
         }
 
         static void write(ChangeSplit split, DataOutputSerializer out) throws IOException {
             out.writeLong(split.epoch);
             out.writeInt(split.index);
             out.writeLong(split.snapshotId);
+            out.writeLong(split.sequenceNumber);
+            out.writeLong(split.commitMillis);
             out.writeByte(split.kind.ordinal());
             out.writeLong(split.offset);
             out.writeBoolean(split.finished);
@@ -199,16 +286,19 @@ public final class ChangeSplit implements SourceSplit {
             }
         }
 
-        static ChangeSplit read(DataInputDeserializer in) throws IOException {
+        static ChangeSplit read(DataInputDeserializer in, int version) throws IOException {
             long epoch = in.readLong();
             int index = in.readInt();
             long snapshotId = in.readLong();
+            long sequenceNumber = version >= 2 ? in.readLong() : UNKNOWN_SEQUENCE_NUMBER;
+            long commitMillis = version >= 2 ? in.readLong() : UNKNOWN_COMMIT_MILLIS;
             Kind kind = Kind.values()[in.readByte()];
             long offset = in.readLong();
             boolean finished = in.readBoolean();
             String task = readString(in);
             String before = in.readBoolean() ? readString(in) : null;
-            return new ChangeSplit(epoch, index, snapshotId, kind, task, before, offset, finished);
+            return new ChangeSplit(
+                    epoch, index, snapshotId, sequenceNumber, commitMillis, kind, task, before, offset, finished);
         }
 
         private static void writeString(DataOutputSerializer out, String s) throws IOException {

@@ -97,13 +97,17 @@ public final class ChangelogPosition {
                 : "not started";
     }
 
-    /** Version 2 (version 1 held whole snapshots, one at a time; it cannot be restored). */
+    /**
+     * Version 3: version 2 with splits of {@link ChangeSplit.Serializer} version 2; version 2 reads
+     * with its splits in version 1. Version 1 held whole snapshots, one at a time; it cannot be
+     * restored.
+     */
     public static final class Serializer implements SimpleVersionedSerializer<ChangelogPosition> {
         public static final Serializer INSTANCE = new Serializer();
 
         @Override
         public int getVersion() {
-            return 2;
+            return 3;
         }
 
         @Override
@@ -137,11 +141,12 @@ public final class ChangelogPosition {
 
         @Override
         public ChangelogPosition deserialize(int version, byte[] bytes) throws IOException {
-            if (version != 2) {
+            if (version != 2 && version != 3) {
                 throw new IOException("Cannot restore version " + version + " of an Iceberg changelog position"
-                        + " (only 2): it was written by an earlier development build; start the read without that"
-                        + " state.");
+                        + " (only 2 and 3): it was written by an earlier development build; start the read without"
+                        + " that state.");
             }
+            int splitVersion = version == 2 ? 1 : ChangeSplit.Serializer.VERSION;
             DataInputDeserializer in = new DataInputDeserializer(bytes);
             boolean started = in.readBoolean();
             boolean hasLast = in.readBoolean();
@@ -160,7 +165,7 @@ public final class ChangelogPosition {
                 int k = in.readInt();
                 List<ChangeSplit> unassigned = new ArrayList<>(k);
                 for (int j = 0; j < k; j++) {
-                    unassigned.add(ChangeSplit.Serializer.read(in));
+                    unassigned.add(ChangeSplit.Serializer.read(in, splitVersion));
                 }
                 int o = in.readInt();
                 Set<String> outstanding = new LinkedHashSet<>();

@@ -10,7 +10,9 @@ import org.apache.flink.api.connector.source.SourceEvent;
 import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.core.io.InputStatus;
+import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.utils.JoinedRowData;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SchemaParser;
 import org.apache.iceberg.Table;
@@ -29,7 +31,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Reads the file splits it is given, one after the other, and emits each row tagged ({@code +I}
- * added, {@code -D} removed) with its epoch as the record timestamp. When the enumerator says every
+ * added, {@code -D} removed) with its epoch as the record timestamp and its snapshot's sequence
+ * number and commit time appended ({@link CommitColumns}). When the enumerator says every
  * epoch up to e is read, it emits the watermark e, held back below the epoch of any split it still
  * has to read; the keyed pairing then emits those epochs.
  *
@@ -66,6 +69,11 @@ public final class ChangelogReader implements SourceReader<RowData, ChangeSplit>
     private Catalog catalog;
     private ChangeSplitReader reader;
 
+    /** The emitted row: the file's row with the current split's commit columns; both reused. */
+    private final JoinedRowData joined = new JoinedRowData();
+
+    private GenericRowData commit;
+
     public ChangelogReader(SourceReaderContext context, CatalogLoader catalogLoader, String table, String schemaJson) {
         this.context = context;
         this.catalogLoader = catalogLoader;
@@ -86,6 +94,7 @@ public final class ChangelogReader implements SourceReader<RowData, ChangeSplit>
         if (current == null && !toRead.isEmpty()) {
             current = toRead.poll();
             rows = reader.open(current);
+            commit = GenericRowData.of(current.sequenceNumber(), current.commitMillis());
             emitted = 0;
             // Restored mid-split: the same rows come in the same order.
             while (emitted < current.offset() && rows.hasNext()) {
@@ -96,7 +105,10 @@ public final class ChangelogReader implements SourceReader<RowData, ChangeSplit>
         if (current != null) {
             int n = 0;
             while (n < BATCH && rows.hasNext()) {
-                output.collect(rows.next(), current.epoch());
+                RowData row = rows.next();
+                joined.replace(row, commit);
+                joined.setRowKind(row.getRowKind());
+                output.collect(joined, current.epoch());
                 emitted++;
                 n++;
             }

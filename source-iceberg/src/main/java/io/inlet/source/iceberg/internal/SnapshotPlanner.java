@@ -67,6 +67,7 @@ public final class SnapshotPlanner {
 
         List<ChangeSplit> splits = new ArrayList<>();
         long id = snapshot.snapshotId();
+        ChangeSplit.Commit commit = ChangeSplit.Commit.of(snapshot);
         if (!added.isEmpty() || !newDeletes.isEmpty()) {
             try (CloseableIterable<FileScanTask> tasks = table.newScan()
                     .useSnapshot(id)
@@ -74,7 +75,7 @@ public final class SnapshotPlanner {
                     .planFiles()) {
                 for (FileScanTask task : tasks) {
                     if (added.contains(task.file().path().toString())) {
-                        splits.add(ChangeSplit.added(epoch, splits.size(), id, ScanTaskParser.toJson(task)));
+                        splits.add(ChangeSplit.added(epoch, splits.size(), commit, ScanTaskParser.toJson(task)));
                         continue;
                     }
                     List<DeleteFile> older = new ArrayList<>();
@@ -90,7 +91,7 @@ public final class SnapshotPlanner {
                         splits.add(ChangeSplit.touched(
                                 epoch,
                                 splits.size(),
-                                id,
+                                commit,
                                 ScanTaskParser.toJson(task),
                                 ScanTaskParser.toJson(withDeletes(task, older))));
                     }
@@ -106,7 +107,7 @@ public final class SnapshotPlanner {
                     .planFiles()) {
                 for (FileScanTask task : tasks) {
                     if (removedFiles.contains(task.file().path().toString())) {
-                        splits.add(ChangeSplit.removed(epoch, splits.size(), id, ScanTaskParser.toJson(task)));
+                        splits.add(ChangeSplit.removed(epoch, splits.size(), commit, ScanTaskParser.toJson(task)));
                     }
                 }
             } catch (IOException e) {
@@ -119,12 +120,13 @@ public final class SnapshotPlanner {
     /** Every live row of the table at the snapshot, as added rows: the table scan a read may start with. */
     public static List<ChangeSplit> scan(Table table, Snapshot snapshot, long epoch) {
         List<ChangeSplit> splits = new ArrayList<>();
+        ChangeSplit.Commit commit = ChangeSplit.Commit.of(snapshot);
         try (CloseableIterable<FileScanTask> tasks = table.newScan()
                 .useSnapshot(snapshot.snapshotId())
                 .planWith(ThreadPools.getWorkerPool())
                 .planFiles()) {
             for (FileScanTask task : tasks) {
-                splits.add(ChangeSplit.added(epoch, splits.size(), snapshot.snapshotId(), ScanTaskParser.toJson(task)));
+                splits.add(ChangeSplit.added(epoch, splits.size(), commit, ScanTaskParser.toJson(task)));
             }
         } catch (IOException e) {
             throw new UncheckedIOException("Planning snapshot " + snapshot.snapshotId() + " of " + table.name(), e);

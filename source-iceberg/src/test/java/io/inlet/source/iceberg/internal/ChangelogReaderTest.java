@@ -87,6 +87,8 @@ class ChangelogReaderTest {
     static final class Output implements ReaderOutput<RowData> {
         final List<String> emitted = new ArrayList<>();
         final List<Long> ids = new ArrayList<>();
+        /** Each row's commit columns, as "sequence/millis". */
+        final java.util.Set<String> commits = new java.util.HashSet<>();
 
         @Override
         public void collect(RowData row) {
@@ -97,6 +99,7 @@ class ChangelogReaderTest {
         public void collect(RowData row, long timestamp) {
             assertThat(row.getRowKind()).isEqualTo(RowKind.INSERT);
             ids.add(row.getLong(0));
+            commits.add(row.getLong(row.getArity() - 2) + "/" + row.getLong(row.getArity() - 1));
             emitted.add("row@" + timestamp);
         }
 
@@ -166,6 +169,10 @@ class ChangelogReaderTest {
         Set<Long> distinct = new HashSet<>(out.ids);
         assertThat(out.ids).as("every row once").hasSize(ROWS);
         assertThat(distinct).hasSize(ROWS);
+        assertThat(out.commits)
+                .as("every row carries its snapshot's sequence number and commit time")
+                .containsExactly(table.currentSnapshot().sequenceNumber() + "/"
+                        + table.currentSnapshot().timestampMillis());
 
         assertThat(second.sent).hasSize(1);
         ReaderProgress progress = (ReaderProgress) second.sent.get(0);
