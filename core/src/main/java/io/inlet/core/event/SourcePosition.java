@@ -9,9 +9,10 @@ import java.util.Objects;
 
 /**
  * Where in its source a change was read: a MySQL binlog position, a snapshot taken at a binlog
- * position, a Kafka record offset, or the Iceberg snapshot that made the change. Used to report bad input precisely, and to order the versions
- * of a row ({@link #order()}): sinks that keep the latest version of each row by an ordering value
- * (Hudi's precombine field) compare these. Immutable.
+ * position, a Kafka record offset, or the Iceberg snapshot that made the change. Used to report bad
+ * input precisely, and to order the versions of a row ({@link #order()}): sinks that keep the
+ * latest version of each row by an ordering value (Hudi's precombine field) compare these.
+ * Immutable.
  *
  * <pre>{@code
  * SourcePosition p = SourcePosition.binlog("mysql-bin.000003", 4711L, 0);
