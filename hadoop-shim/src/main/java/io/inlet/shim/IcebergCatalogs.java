@@ -2,8 +2,8 @@ package io.inlet.shim;
 
 import io.inlet.annotation.PublicEvolving;
 import io.inlet.core.InletValidationException;
+import io.inlet.iceberg.IcebergCatalogConfig;
 import io.inlet.shim.internal.InletFlinkCatalog;
-import io.inlet.sink.iceberg.IcebergCatalogConfig;
 
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.hadoop.conf.Configuration;

@@ -7,6 +7,7 @@ import io.inlet.core.spi.ChangeSink;
 import io.inlet.core.spi.SinkContext;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
+import io.inlet.iceberg.IcebergCatalogConfig;
 import io.inlet.sink.iceberg.internal.IcebergRowConverter;
 import io.inlet.sink.iceberg.internal.IcebergTables;
 import io.inlet.sink.iceberg.internal.SnapshotReconciler;

@@ -1,6 +1,7 @@
 package io.inlet.sink.iceberg;
 
 import io.inlet.annotation.PublicEvolving;
+import io.inlet.iceberg.CatalogOptions;
 
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
@@ -16,32 +17,20 @@ public final class IcebergSinkOptions {
 
     private IcebergSinkOptions() {}
 
-    public static final ConfigOption<String> CATALOG_NAME = ConfigOptions.key("catalog-name")
-            .stringType()
-            .defaultValue("inlet")
-            .withDescription("Name of the catalog (shows in Iceberg's metrics and logs).");
+    /** {@link CatalogOptions#CATALOG_NAME}. */
+    public static final ConfigOption<String> CATALOG_NAME = CatalogOptions.CATALOG_NAME;
 
-    public static final ConfigOption<String> CATALOG_TYPE = ConfigOptions.key("catalog-type")
-            .stringType()
-            .defaultValue("hadoop")
-            .withDescription("hadoop (a warehouse directory), hive, rest, jdbc, glue or nessie; ignored when"
-                    + " 'catalog-impl' is set.");
+    /** {@link CatalogOptions#CATALOG_TYPE}. */
+    public static final ConfigOption<String> CATALOG_TYPE = CatalogOptions.CATALOG_TYPE;
 
-    public static final ConfigOption<String> CATALOG_IMPL = ConfigOptions.key("catalog-impl")
-            .stringType()
-            .noDefaultValue()
-            .withDescription(
-                    "Class name of any Iceberg Catalog implementation, e.g. org.apache.iceberg.aws.glue.GlueCatalog.");
+    /** {@link CatalogOptions#CATALOG_IMPL}. */
+    public static final ConfigOption<String> CATALOG_IMPL = CatalogOptions.CATALOG_IMPL;
 
-    public static final ConfigOption<String> WAREHOUSE = ConfigOptions.key("warehouse")
-            .stringType()
-            .noDefaultValue()
-            .withDescription("Warehouse location, e.g. file:///data/warehouse or s3://bucket/warehouse.");
+    /** {@link CatalogOptions#WAREHOUSE}. */
+    public static final ConfigOption<String> WAREHOUSE = CatalogOptions.WAREHOUSE;
 
-    public static final ConfigOption<String> URI = ConfigOptions.key("uri")
-            .stringType()
-            .noDefaultValue()
-            .withDescription("URI of the catalog service: thrift:// for hive, http(s):// for rest, jdbc: for jdbc.");
+    /** {@link CatalogOptions#URI}. */
+    public static final ConfigOption<String> URI = CatalogOptions.URI;
 
     public static final ConfigOption<String> DEFAULT_DATABASE = ConfigOptions.key("default-database")
             .stringType()
@@ -100,11 +89,11 @@ public final class IcebergSinkOptions {
                             + " tables: their"
                             + " rows would be removed too.");
 
-    /** Prefix of catalog properties, e.g. 'catalog.io-impl' or 'catalog.jdbc.user'. */
-    public static final String CATALOG_PROPERTIES_PREFIX = "catalog.";
+    /** {@link CatalogOptions#CATALOG_PROPERTIES_PREFIX}. */
+    public static final String CATALOG_PROPERTIES_PREFIX = CatalogOptions.CATALOG_PROPERTIES_PREFIX;
 
-    /** Prefix of Hadoop configuration entries, e.g. 'hadoop.fs.s3a.endpoint'. */
-    public static final String HADOOP_PROPERTIES_PREFIX = "hadoop.";
+    /** {@link CatalogOptions#HADOOP_PROPERTIES_PREFIX}. */
+    public static final String HADOOP_PROPERTIES_PREFIX = CatalogOptions.HADOOP_PROPERTIES_PREFIX;
 
     /** Prefix of table properties for tables the sink creates, e.g. 'table.write.target-file-size-bytes'. */
     public static final String TABLE_PROPERTIES_PREFIX = "table.";

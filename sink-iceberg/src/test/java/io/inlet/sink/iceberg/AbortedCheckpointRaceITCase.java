@@ -10,6 +10,7 @@ import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
 import io.inlet.core.testing.MiniClusters;
 import io.inlet.core.testing.TestRows;
+import io.inlet.iceberg.IcebergCatalogConfig;
 
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.restartstrategy.RestartStrategies;

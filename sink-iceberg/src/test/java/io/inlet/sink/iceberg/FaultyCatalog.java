@@ -1,6 +1,7 @@
 package io.inlet.sink.iceberg;
 
-import io.inlet.sink.iceberg.internal.JvmLockManager;
+import io.inlet.iceberg.IcebergCatalogConfig;
+import io.inlet.iceberg.internal.JvmLockManager;
 
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.TableMetadata;

@@ -4,6 +4,7 @@ import io.inlet.core.InletValidationException;
 import io.inlet.core.spi.FactoryDiscovery;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
+import io.inlet.iceberg.IcebergCatalogConfig;
 
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.util.InstantiationUtil;

@@ -92,5 +92,21 @@ public final class IcebergSourceOptions {
             .defaultValue(Duration.ofSeconds(10))
             .withDescription("How often the table is checked for new snapshots.");
 
+    /**
+     * The tables of the {@code iceberg} ChangeSource, with the keys of Iceberg's Flink connector; the
+     * catalog keys ({@code catalog-type}, {@code warehouse}, {@code uri}, {@code catalog.*}, {@code
+     * hadoop.*}) are the {@code iceberg} sink's.
+     */
+    public static final ConfigOption<String> CATALOG_TABLE = ConfigOptions.key("catalog-table")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("The tables the iceberg ChangeSource reads: a ';'-separated list of table names in"
+                    + " 'catalog-database', or of namespace.table.");
+
+    public static final ConfigOption<String> CATALOG_DATABASE = ConfigOptions.key("catalog-database")
+            .stringType()
+            .defaultValue("default")
+            .withDescription("The namespace of the names in 'catalog-table' that have none.");
+
     private IcebergSourceOptions() {}
 }

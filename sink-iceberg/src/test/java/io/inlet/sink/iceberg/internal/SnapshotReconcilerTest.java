@@ -1,7 +1,7 @@
 package io.inlet.sink.iceberg.internal;
 
 import io.inlet.core.spi.SnapshotSignal;
-import io.inlet.sink.iceberg.IcebergCatalogConfig;
+import io.inlet.iceberg.IcebergCatalogConfig;
 
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.api.operators.StreamSink;

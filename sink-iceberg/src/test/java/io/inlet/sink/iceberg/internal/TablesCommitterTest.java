@@ -1,7 +1,7 @@
 package io.inlet.sink.iceberg.internal;
 
+import io.inlet.iceberg.IcebergCatalogConfig;
 import io.inlet.sink.iceberg.FaultyCatalog;
-import io.inlet.sink.iceberg.IcebergCatalogConfig;
 import io.inlet.sink.iceberg.TestFiles;
 
 import org.apache.flink.api.common.ExecutionConfig;

@@ -3,7 +3,7 @@ package io.inlet.sink.iceberg.internal;
 import io.inlet.core.event.ChangeEvent;
 import io.inlet.core.event.SourcePosition;
 import io.inlet.core.table.TableId;
-import io.inlet.sink.iceberg.IcebergCatalogConfig;
+import io.inlet.iceberg.IcebergCatalogConfig;
 import io.inlet.sink.iceberg.TestFiles;
 
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;

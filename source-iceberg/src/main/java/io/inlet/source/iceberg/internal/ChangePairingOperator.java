@@ -64,7 +64,7 @@ public final class ChangePairingOperator extends AbstractStreamOperator<RowData>
                 .getMapState(new MapStateDescriptor<>(
                         "epoch-rows", Types.LONG, new ListTypeInfo<>(InternalTypeInfo.of(rowType))));
         timers = getInternalTimerService("epochs", VoidNamespaceSerializer.INSTANCE, this);
-        int[] tableFields = new int[rowType.getFieldCount() - 2];
+        int[] tableFields = new int[rowType.getFieldCount() - CommitColumns.COUNT];
         for (int i = 0; i < tableFields.length; i++) {
             tableFields[i] = i;
         }

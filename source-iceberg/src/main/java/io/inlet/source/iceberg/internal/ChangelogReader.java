@@ -94,7 +94,7 @@ public final class ChangelogReader implements SourceReader<RowData, ChangeSplit>
         if (current == null && !toRead.isEmpty()) {
             current = toRead.poll();
             rows = reader.open(current);
-            commit = GenericRowData.of(current.sequenceNumber(), current.commitMillis());
+            commit = CommitColumns.of(current.snapshotId(), current.sequenceNumber(), current.commitMillis());
             emitted = 0;
             // Restored mid-split: the same rows come in the same order.
             while (emitted < current.offset() && rows.hasNext()) {

@@ -87,7 +87,7 @@ class ChangelogReaderTest {
     static final class Output implements ReaderOutput<RowData> {
         final List<String> emitted = new ArrayList<>();
         final List<Long> ids = new ArrayList<>();
-        /** Each row's commit columns, as "sequence/millis". */
+        /** Each row's commit columns, as "snapshot/sequence/millis". */
         final java.util.Set<String> commits = new java.util.HashSet<>();
 
         @Override
@@ -99,7 +99,8 @@ class ChangelogReaderTest {
         public void collect(RowData row, long timestamp) {
             assertThat(row.getRowKind()).isEqualTo(RowKind.INSERT);
             ids.add(row.getLong(0));
-            commits.add(row.getLong(row.getArity() - 2) + "/" + row.getLong(row.getArity() - 1));
+            commits.add(row.getLong(row.getArity() - 3) + "/" + row.getLong(row.getArity() - 2) + "/"
+                    + row.getLong(row.getArity() - 1));
             emitted.add("row@" + timestamp);
         }
 
@@ -171,7 +172,8 @@ class ChangelogReaderTest {
         assertThat(distinct).hasSize(ROWS);
         assertThat(out.commits)
                 .as("every row carries its snapshot's sequence number and commit time")
-                .containsExactly(table.currentSnapshot().sequenceNumber() + "/"
+                .containsExactly(table.currentSnapshot().snapshotId() + "/"
+                        + table.currentSnapshot().sequenceNumber() + "/"
                         + table.currentSnapshot().timestampMillis());
 
         assertThat(second.sent).hasSize(1);

@@ -1,4 +1,4 @@
-package io.inlet.sink.iceberg.internal;
+package io.inlet.iceberg.internal;
 
 import org.junit.jupiter.api.Test;
 

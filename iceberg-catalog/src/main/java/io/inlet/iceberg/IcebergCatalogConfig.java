@@ -1,8 +1,9 @@
-package io.inlet.sink.iceberg;
+package io.inlet.iceberg;
 
 import io.inlet.annotation.PublicEvolving;
-import io.inlet.sink.iceberg.internal.JvmLockManager;
+import io.inlet.iceberg.internal.JvmLockManager;
 
+import org.apache.flink.configuration.ReadableConfig;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.flink.CatalogLoader;
@@ -89,6 +90,32 @@ public final class IcebergCatalogConfig implements Serializable {
             Map<String, String> properties,
             Map<String, String> hadoopProperties) {
         return new IcebergCatalogConfig(name, type, impl, properties, hadoopProperties);
+    }
+
+    /**
+     * The settings given as {@link CatalogOptions}: {@code catalog-name}, {@code catalog-type}, {@code
+     * catalog-impl}, {@code warehouse}, {@code uri}, and {@code catalog.*} / {@code hadoop.*} entries
+     * of the raw options, prefix removed.
+     */
+    public static IcebergCatalogConfig fromOptions(ReadableConfig options, Map<String, String> rawOptions) {
+        Map<String, String> properties = new HashMap<>();
+        Map<String, String> hadoop = new HashMap<>();
+        for (Map.Entry<String, String> e : rawOptions.entrySet()) {
+            if (e.getKey().startsWith(CatalogOptions.CATALOG_PROPERTIES_PREFIX)) {
+                properties.put(e.getKey().substring(CatalogOptions.CATALOG_PROPERTIES_PREFIX.length()), e.getValue());
+            } else if (e.getKey().startsWith(CatalogOptions.HADOOP_PROPERTIES_PREFIX)) {
+                hadoop.put(e.getKey().substring(CatalogOptions.HADOOP_PROPERTIES_PREFIX.length()), e.getValue());
+            }
+        }
+        options.getOptional(CatalogOptions.WAREHOUSE)
+                .ifPresent(w -> properties.put(CatalogProperties.WAREHOUSE_LOCATION, w));
+        options.getOptional(CatalogOptions.URI).ifPresent(u -> properties.put(CatalogProperties.URI, u));
+        return of(
+                options.get(CatalogOptions.CATALOG_NAME),
+                options.get(CatalogOptions.CATALOG_TYPE),
+                options.getOptional(CatalogOptions.CATALOG_IMPL).orElse(null),
+                properties,
+                hadoop);
     }
 
     /** Checks the settings; returns problems, each with its fix. */
