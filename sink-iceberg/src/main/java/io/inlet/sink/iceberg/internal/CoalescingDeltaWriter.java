@@ -65,11 +65,15 @@ final class CoalescingDeltaWriter {
     /** Writes a change; {@code snapshotRow} for a row a snapshot read, which may skip the holding. */
     void write(RowData row, boolean snapshotRow) throws IOException {
         RowKind kind = row.getRowKind();
-        if (upsert && kind == RowKind.UPDATE_BEFORE) {
-            return; // as Iceberg's upsert writer: the update's after-image deletes the key
-        }
+        // Upsert mode keeps a -U: its key is deleted unless an after-image of the same key follows (which
+        // deletes the key itself). Iceberg's upsert writer drops every -U, which leaves the old key of an
+        // update that changed the key.
         if (keys == null || (snapshotRow && held.isEmpty())) {
-            writer.write(row);
+            if (upsert && kind == RowKind.UPDATE_BEFORE) {
+                deleteKey(row);
+            } else {
+                writer.write(row);
+            }
             return;
         }
         Object key = keys.of(row);
@@ -93,7 +97,7 @@ final class CoalescingDeltaWriter {
                 // An upsert deletes the key first; a changelog row replaces the row of this checkpoint, if any.
                 net.after = row;
                 break;
-            default: // UPDATE_BEFORE (changelog) and DELETE
+            default: // UPDATE_BEFORE and DELETE
                 if (upsert) {
                     net.after = null;
                     net.delete = row;
@@ -116,7 +120,11 @@ final class CoalescingDeltaWriter {
     private void writeOut(Net net) throws IOException {
         if (upsert) {
             // The after-image deletes the key itself; without one, the delete does.
-            writer.write(net.after != null ? net.after : net.delete);
+            if (net.after != null) {
+                writer.write(net.after);
+            } else {
+                deleteKey(net.delete);
+            }
         } else {
             if (net.delete != null) {
                 writer.write(net.delete);
@@ -124,6 +132,22 @@ final class CoalescingDeltaWriter {
             if (net.after != null) {
                 writer.write(net.after);
             }
+        }
+    }
+
+    /** An upsert delete of the row's key, also for a -U, which Iceberg's upsert writer would skip. */
+    private void deleteKey(RowData row) throws IOException {
+        RowKind kind = row.getRowKind();
+        if (kind == RowKind.DELETE) {
+            writer.write(row);
+            return;
+        }
+        // The writer takes the key into its delete file as it writes: the kind can go back after.
+        row.setRowKind(RowKind.DELETE);
+        try {
+            writer.write(row);
+        } finally {
+            row.setRowKind(kind);
         }
     }
 

@@ -149,6 +149,13 @@ class CoalescingDeltaWriterTest {
                 } else if (random.nextInt(3) == 0) {
                     w.write(row(RowKind.DELETE, id, region, old), false);
                     expected.remove(key);
+                } else if (random.nextInt(4) == 0) {
+                    // An update of the key itself: the row moves to a key no row has.
+                    long newId = 1000L * (checkpoint + 1) + i;
+                    w.write(row(RowKind.UPDATE_BEFORE, id, region, old), false);
+                    w.write(row(RowKind.UPDATE_AFTER, newId, region, now), false);
+                    expected.remove(key);
+                    expected.put(newId + "/" + region, now);
                 } else {
                     w.write(row(RowKind.UPDATE_BEFORE, id, region, old), false);
                     w.write(row(RowKind.UPDATE_AFTER, id, region, now), false);
@@ -167,6 +174,27 @@ class CoalescingDeltaWriterTest {
             assertThat(rows(table)).as("after checkpoint %s", checkpoint).isEqualTo(expected);
         }
         assertThat(coalesced).isPositive();
+    }
+
+    @ParameterizedTest(name = "upsert={0}, held keys={1}")
+    @CsvSource({"true, 10", "true, 1", "false, 10", "false, 1"})
+    void anUpdateOfTheKeyDeletesTheOldKey(boolean upsert, int maxHeldKeys) throws Exception {
+        Table table = table("moved", false);
+        CoalescingDeltaWriter first = writer(table, upsert, maxHeldKeys, 0);
+        first.write(row(RowKind.INSERT, 1, 0, "a"), false);
+        first.write(row(RowKind.INSERT, 2, 0, "b"), false);
+        commit(table, first.complete());
+
+        // A key of an earlier snapshot, and one of this checkpoint, each updated to a new key.
+        CoalescingDeltaWriter second = writer(table, upsert, maxHeldKeys, 1);
+        second.write(row(RowKind.UPDATE_BEFORE, 1, 0, "a"), false);
+        second.write(row(RowKind.UPDATE_AFTER, 10, 0, "a"), false);
+        second.write(row(RowKind.INSERT, 3, 0, "c"), false);
+        second.write(row(RowKind.UPDATE_BEFORE, 3, 0, "c"), false);
+        second.write(row(RowKind.UPDATE_AFTER, 30, 0, "c"), false);
+        commit(table, second.complete());
+
+        assertThat(rows(table)).isEqualTo(Map.of("10/0", "a", "2/0", "b", "30/0", "c"));
     }
 
     @Test
