@@ -3,17 +3,21 @@ package io.inlet.examples;
 import io.inlet.core.LocalEnvironments;
 import io.inlet.core.Pipeline;
 import io.inlet.sink.iceberg.IcebergSink;
+import io.inlet.source.iceberg.IcebergChangelogSource;
 import io.inlet.source.mysql.MySqlCdcSource;
 import io.inlet.testing.MariaDbServer;
 
 import org.apache.flink.api.java.utils.ParameterTool;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.util.CloseableIterator;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.flink.CatalogLoader;
 import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.apache.iceberg.io.CloseableIterable;
 
@@ -30,7 +34,9 @@ import java.util.List;
 
 /**
  * The quickstart: MySQL orders into an Iceberg v2 table on a local MiniCluster, then changes, then
- * the table's rows and snapshot history.
+ * the table's rows and snapshot history, and what a streaming read of the Iceberg table saw: the
+ * table, then the insert, the update (old and new row) and the delete, as Inlet's changelog source
+ * reads them.
  *
  * <p>Without {@code --mysql-host} it starts a throwaway MariaDB with a ROW binlog and loads sample
  * orders into it. With one, it captures {@code --database} (default {@code shop}) there, creating
@@ -131,21 +137,112 @@ public final class Quickstart {
             awaitRows(job, mysql, database, catalog, id);
             printRows(catalog.loadTable(id));
 
-            say("Changing MySQL: one insert, one update, one delete...");
-            try (Statement s = mysql.createStatement()) {
-                s.execute("INSERT INTO `" + database
-                        + "`.orders (customer, amount, status) VALUES ('quinn', 42.00, 'new')");
-                s.execute("UPDATE `" + database + "`.orders SET status = 'shipped' WHERE id = 1");
-                s.execute("DELETE FROM `" + database + "`.orders WHERE id = 2");
+            say("Starting a streaming read of the Iceberg table (Inlet's changelog source)...");
+            int changes = mysqlRows(mysql, database).size();
+            try (StreamingRead read = StreamingRead.start(warehouse, database)) {
+                read.await(changes, "the table's rows");
+
+                say("Changing MySQL: one insert, one update, one delete...");
+                try (Statement s = mysql.createStatement()) {
+                    // An updated row is read as its old and its new row.
+                    changes += s.executeUpdate("INSERT INTO `" + database
+                            + "`.orders (customer, amount, status) VALUES ('quinn', 42.00, 'new')");
+                    changes += 2
+                            * s.executeUpdate("UPDATE `" + database
+                                    + "`.orders SET status = 'shipped' WHERE id = 1 AND status <> 'shipped'");
+                    changes += s.executeUpdate("DELETE FROM `" + database + "`.orders WHERE id = 2");
+                }
+                awaitRows(job, mysql, database, catalog, id);
+                Table table = catalog.loadTable(id);
+                printRows(table);
+                printHistory(table);
+                read.await(changes, "the changes");
+                read.print(table.name());
             }
-            awaitRows(job, mysql, database, catalog, id);
-            Table table = catalog.loadTable(id);
-            printRows(table);
-            printHistory(table);
         } finally {
             job.cancel().get();
         }
         say("Done. The Iceberg table is in " + warehouse.resolve(database).resolve("orders") + ".");
+    }
+
+    /** A streaming read of the Iceberg table in a MiniCluster of its own, its changes collected as they come. */
+    private static final class StreamingRead implements AutoCloseable {
+        private final CloseableIterator<RowData> rows;
+        private final JobClient job;
+        private final List<String> changes = java.util.Collections.synchronizedList(new ArrayList<>());
+        private final Thread collector;
+        private volatile Throwable failure;
+
+        private StreamingRead(CloseableIterator<RowData> rows, JobClient job) {
+            this.rows = rows;
+            this.job = job;
+            this.collector = new Thread(this::collect, "quickstart-streaming-read");
+            collector.setDaemon(true);
+            collector.start();
+        }
+
+        static StreamingRead start(Path warehouse, String database) throws Exception {
+            StreamExecutionEnvironment env = LocalEnvironments.create(1);
+            env.enableCheckpointing(2_000);
+            IcebergChangelogSource changelog = IcebergChangelogSource.builder()
+                    .catalogLoader(CatalogLoader.hadoop(
+                            "quickstart",
+                            new org.apache.hadoop.conf.Configuration(false),
+                            java.util.Map.of("warehouse", warehouse.toUri().toString())))
+                    .table(database + ".orders")
+                    .monitorInterval(Duration.ofMillis(500))
+                    .build();
+            CloseableIterator<RowData> rows = changelog.createStream(env).collectAsync();
+            return new StreamingRead(rows, env.executeAsync("inlet-quickstart-streaming-read"));
+        }
+
+        private void collect() {
+            try {
+                while (rows.hasNext()) {
+                    RowData r = rows.next();
+                    changes.add(String.format(
+                            "  %-3s %-5s %-10s %10s %-8s",
+                            r.getRowKind().shortString(),
+                            r.getLong(0),
+                            r.getString(1),
+                            r.getDecimal(2, 10, 2).toBigDecimal().toPlainString(),
+                            r.getString(3)));
+                }
+            } catch (Throwable t) {
+                failure = t;
+            }
+        }
+
+        void await(int count, String what) throws Exception {
+            Instant deadline = Instant.now().plusSeconds(120);
+            while (changes.size() < count) {
+                if (failure != null) {
+                    throw new IllegalStateException("The streaming read failed", failure);
+                }
+                if (Instant.now().isAfter(deadline)) {
+                    throw new IllegalStateException(
+                            "The streaming read did not show " + what + " within 120 s: " + changes);
+                }
+                Thread.sleep(200);
+            }
+        }
+
+        void print(String table) {
+            System.out.println("What a streaming read of " + table + " saw, as it happened:");
+            System.out.printf("  %-3s %-5s %-10s %10s %-8s%n", "op", "id", "customer", "amount", "status");
+            synchronized (changes) {
+                changes.forEach(System.out::println);
+            }
+            System.out.println();
+        }
+
+        @Override
+        public void close() throws Exception {
+            // The job first, so that the collecting thread sees the end instead of a closed cluster.
+            job.cancel().get();
+            collector.join(10_000);
+            rows.close();
+        }
     }
 
     private static void loadSampleOrders(Connection mysql, String database) throws Exception {

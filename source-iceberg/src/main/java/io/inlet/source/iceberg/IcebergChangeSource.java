@@ -45,7 +45,7 @@ import java.util.Set;
  *                 .catalog(IcebergCatalogConfig.of("lake", "hadoop", null, Map.of("warehouse", warehouse), Map.of()))
  *                 .tables("shop.orders", "shop.customers")
  *                 .build())
- *         .sink(HudiSink.builder().basePath(lake).build())
+ *         .sink(HudiSink.builder().path(lake).build())
  *         .build()
  *         .execute();
  * }</pre>
