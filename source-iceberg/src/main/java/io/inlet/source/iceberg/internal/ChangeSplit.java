@@ -33,7 +33,12 @@ public final class ChangeSplit implements SourceSplit {
         /** An older file the snapshot's deletes reach: the rows live before them and gone after them are removed. */
         TOUCHED,
         /** A file the snapshot removed whole, read at the parent: all its rows are removed. */
-        REMOVED
+        REMOVED,
+        /**
+         * An equality delete file of the snapshot that holds whole rows: its rows, the writer's
+         * before-images, are removed. The task is the file's format and path, on two lines.
+         */
+        ROW_DELETES
     }
 
     /** {@link #sequenceNumber()} of a split restored from version 1, which did not hold it. */
@@ -119,6 +124,20 @@ public final class ChangeSplit implements SourceSplit {
                 commit.millis,
                 Kind.REMOVED,
                 taskAtParent,
+                null,
+                0,
+                false);
+    }
+
+    public static ChangeSplit rowDeletes(long epoch, int index, Commit commit, String formatAndPath) {
+        return new ChangeSplit(
+                epoch,
+                index,
+                commit.snapshotId,
+                commit.sequenceNumber,
+                commit.millis,
+                Kind.ROW_DELETES,
+                formatAndPath,
                 null,
                 0,
                 false);

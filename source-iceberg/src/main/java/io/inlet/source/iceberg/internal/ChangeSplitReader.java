@@ -8,14 +8,21 @@ import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.RowKind;
 import org.apache.iceberg.BaseCombinedScanTask;
+import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.ScanTaskParser;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.avro.Avro;
 import org.apache.iceberg.encryption.InputFilesDecryptor;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
+import org.apache.iceberg.flink.data.FlinkAvroReader;
+import org.apache.iceberg.flink.data.FlinkParquetReaders;
 import org.apache.iceberg.flink.source.RowDataFileScanTaskReader;
+import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.CloseableIterator;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.parquet.Parquet;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -25,13 +32,14 @@ import java.util.Map;
 
 /**
  * Reads a {@link ChangeSplit} into its tagged rows: {@code +I} for each row it adds, {@code -D} for
- * each row it removes, always in the same order for the same split (a restored reader skips what it
+ * each row it removes (for {@link ChangeSplit.Kind#ROW_DELETES}, the delete file's own rows), always in the same order for the same split (a restored reader skips what it
  * had emitted). Rows are read in the schema the read was built with, by field id.
  */
 @Internal
 public final class ChangeSplitReader {
 
     private final Table table;
+    private final Schema schema;
     private final RowDataSerializer copier;
     private final RowDataFileScanTaskReader reader;
     private final IdentifierKeys keys;
@@ -39,6 +47,7 @@ public final class ChangeSplitReader {
 
     public ChangeSplitReader(Table table, Schema schema) {
         this.table = table;
+        this.schema = schema;
         this.copier = new RowDataSerializer(FlinkSchemaUtil.convert(schema));
         this.reader = new RowDataFileScanTaskReader(schema, schema, null, true, Collections.emptyList());
         this.keys = IdentifierKeys.of(schema);
@@ -55,6 +64,9 @@ public final class ChangeSplitReader {
      * memory, one file at a time.
      */
     public CloseableIterator<RowData> open(ChangeSplit split) {
+        if (split.kind() == ChangeSplit.Kind.ROW_DELETES) {
+            return tagged(deletedRows(split.task()), RowKind.DELETE);
+        }
         FileScanTask task = ScanTaskParser.fromJson(split.task(), true);
         switch (split.kind()) {
             case ADDED:
@@ -87,6 +99,51 @@ public final class ChangeSplitReader {
             throw new UncheckedIOException("Reading " + after.file().path() + " of " + table.name(), e);
         }
         return tagged(CloseableIterator.withClose(was.values().iterator()), RowKind.DELETE);
+    }
+
+    /** The rows of an equality delete file that holds whole rows, in the read schema. */
+    private CloseableIterator<RowData> deletedRows(String formatAndPath) {
+        int newline = formatAndPath.indexOf('\n');
+        FileFormat format = FileFormat.fromString(formatAndPath.substring(0, newline));
+        InputFile in = table.io().newInputFile(formatAndPath.substring(newline + 1));
+        CloseableIterable<RowData> rows;
+        switch (format) {
+            case PARQUET:
+                rows = Parquet.read(in)
+                        .project(schema)
+                        .createReaderFunc(fileSchema -> FlinkParquetReaders.buildReader(schema, fileSchema))
+                        .build();
+                break;
+            case AVRO:
+                rows = Avro.read(in)
+                        .project(schema)
+                        .createReaderFunc(fileSchema -> new FlinkAvroReader(schema, fileSchema))
+                        .build();
+                break;
+            default:
+                throw new IllegalStateException("Delete files in " + format + " are read by their data files");
+        }
+        CloseableIterator<RowData> it = rows.iterator();
+        return new CloseableIterator<>() {
+            @Override
+            public boolean hasNext() {
+                return it.hasNext();
+            }
+
+            @Override
+            public RowData next() {
+                return it.next();
+            }
+
+            @Override
+            public void close() throws IOException {
+                try {
+                    it.close();
+                } finally {
+                    rows.close();
+                }
+            }
+        };
     }
 
     private CloseableIterator<RowData> read(FileScanTask task) {

@@ -3,20 +3,30 @@ package io.inlet.source.iceberg.internal;
 import io.inlet.annotation.Internal;
 import io.inlet.core.InletStopException;
 
+import org.apache.avro.file.DataFileStream;
+import org.apache.avro.generic.GenericDatumReader;
 import org.apache.iceberg.BaseFileScanTask;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.PartitionSpecParser;
 import org.apache.iceberg.ScanTaskParser;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.SchemaParser;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.avro.AvroSchemaUtil;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.expressions.ResidualEvaluator;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.parquet.ParquetUtil;
+import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.util.ThreadPools;
 
 import java.io.IOException;
@@ -34,8 +44,11 @@ import java.util.Set;
  *
  * <ul>
  *   <li>each data file the snapshot added, with the snapshot's deletes: its rows are added;
- *   <li>each older data file one of the snapshot's delete files reaches: the rows live with the older
- *       deletes and gone with all of them are removed;
+ *   <li>each equality delete file of the snapshot that holds whole rows (changelog mode): its rows
+ *       are removed, as the writer's before-images;
+ *   <li>each older data file one of the snapshot's other delete files reaches (position deletes,
+ *       equality deletes of keys only): the rows live with the older deletes and gone with those
+ *       as well are removed;
  *   <li>each data file the snapshot removed whole, as it was at the parent: all its rows are removed.
  * </ul>
  *
@@ -62,8 +75,19 @@ public final class SnapshotPlanner {
                     + " brings deleted rows back.");
         }
         Set<String> added = paths(snapshot.addedDataFiles(table.io()));
-        Set<String> newDeletes = paths(snapshot.addedDeleteFiles(table.io()));
+        List<DeleteFile> addedDeletes = list(snapshot.addedDeleteFiles(table.io()));
+        Set<String> newDeletes = paths(addedDeletes);
         Set<String> removedFiles = paths(snapshot.removedDataFiles(table.io()));
+        // Equality deletes that hold whole rows (Iceberg's changelog writer, Inlet's sink in changelog
+        // mode) are the before-images themselves: the older files they reach need not be read.
+        Schema schema = table.schemas().getOrDefault(snapshot.schemaId(), table.schema());
+        List<DeleteFile> rowDeletes = new ArrayList<>();
+        for (DeleteFile d : addedDeletes) {
+            if (holdsWholeRows(table, d, schema)) {
+                rowDeletes.add(d);
+            }
+        }
+        Set<String> readFromDeletes = paths(rowDeletes);
 
         List<ChangeSplit> splits = new ArrayList<>();
         long id = snapshot.snapshotId();
@@ -79,26 +103,32 @@ public final class SnapshotPlanner {
                         continue;
                     }
                     List<DeleteFile> older = new ArrayList<>();
-                    boolean reached = false;
+                    List<DeleteFile> reaching = new ArrayList<>();
                     for (DeleteFile d : task.deletes()) {
-                        if (newDeletes.contains(d.path().toString())) {
-                            reached = true;
-                        } else {
+                        String path = d.path().toString();
+                        if (!newDeletes.contains(path)) {
                             older.add(d);
+                        } else if (!readFromDeletes.contains(path)) {
+                            reaching.add(d); // position deletes, and equality deletes of keys only
                         }
                     }
-                    if (reached) {
+                    if (!reaching.isEmpty()) {
+                        List<DeleteFile> after = new ArrayList<>(older);
+                        after.addAll(reaching);
                         splits.add(ChangeSplit.touched(
                                 epoch,
                                 splits.size(),
                                 commit,
-                                ScanTaskParser.toJson(task),
+                                ScanTaskParser.toJson(withDeletes(task, after)),
                                 ScanTaskParser.toJson(withDeletes(task, older))));
                     }
                 }
             } catch (IOException e) {
                 throw new UncheckedIOException("Planning snapshot " + id + " of " + table.name(), e);
             }
+        }
+        for (DeleteFile d : rowDeletes) {
+            splits.add(ChangeSplit.rowDeletes(epoch, splits.size(), commit, d.format() + "\n" + d.path()));
         }
         if (!removedFiles.isEmpty() && snapshot.parentId() != null) {
             try (CloseableIterable<FileScanTask> tasks = table.newScan()
@@ -132,6 +162,46 @@ public final class SnapshotPlanner {
             throw new UncheckedIOException("Planning snapshot " + snapshot.snapshotId() + " of " + table.name(), e);
         }
         return splits;
+    }
+
+    /**
+     * Whether an equality delete file holds whole rows in the snapshot's schema: its own schema (read
+     * from its footer or header) has every column. Key-only ones (upsert mode) and files this reader
+     * cannot open directly (encrypted, ORC) are not.
+     */
+    static boolean holdsWholeRows(Table table, DeleteFile d, Schema schema) {
+        if (d.content() != FileContent.EQUALITY_DELETES || d.keyMetadata() != null) {
+            return false;
+        }
+        Set<Integer> needed = new HashSet<>();
+        TypeUtil.indexById(schema.asStruct()).forEach((fieldId, field) -> {
+            if (field.type().isPrimitiveType()) {
+                needed.add(fieldId);
+            }
+        });
+        InputFile in = table.io().newInputFile(d.path().toString());
+        Set<Integer> has = new HashSet<>();
+        try {
+            if (d.format() == FileFormat.PARQUET) {
+                Map<Integer, Long> counts =
+                        ParquetUtil.fileMetrics(in, MetricsConfig.getDefault()).valueCounts();
+                if (counts != null) {
+                    has.addAll(counts.keySet());
+                }
+            } else if (d.format() == FileFormat.AVRO) {
+                try (DataFileStream<Object> avro = new DataFileStream<>(in.newStream(), new GenericDatumReader<>())) {
+                    TypeUtil.indexById(
+                                    AvroSchemaUtil.toIceberg(avro.getSchema()).asStruct())
+                            .keySet()
+                            .forEach(has::add);
+                }
+            } else {
+                return false;
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("Reading the schema of delete file " + d.path() + " of " + table.name(), e);
+        }
+        return has.containsAll(needed);
     }
 
     private static FileScanTask withDeletes(FileScanTask task, List<DeleteFile> deletes) {

@@ -3,6 +3,7 @@ package io.inlet.source.iceberg.internal;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.RowKind;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -110,6 +111,41 @@ class SnapshotChangesTest {
         assertThat(changes.of(table.currentSnapshot()))
                 .extracting(SnapshotChangesTest::describe)
                 .containsExactlyInAnyOrder("-D1=a", "-D2=b");
+    }
+
+    @ParameterizedTest(name = "{0}, upsert={1}")
+    @CsvSource({"PARQUET, false", "PARQUET, true", "AVRO, false", "AVRO, true"})
+    void wholeRowDeletesAreReadFromTheirFilesAndKeyOnlyOnesFromTheFilesTheyReach(FileFormat format, boolean upsert)
+            throws Exception {
+        Table table = create(warehouse, "paths_" + format + "_" + upsert, false, format);
+        TaskWriter<RowData> first = TestTables.writer(table, upsert, 0);
+        first.write(TestTables.row(RowKind.INSERT, 1, 0, "a"));
+        first.write(TestTables.row(RowKind.INSERT, 2, 0, "b"));
+        first.write(TestTables.row(RowKind.INSERT, 3, 0, "c"));
+        TestTables.commit(table, first.complete());
+        TaskWriter<RowData> second = TestTables.writer(table, upsert, 1);
+        second.write(TestTables.row(RowKind.UPDATE_BEFORE, 2, 0, "b"));
+        second.write(TestTables.row(RowKind.UPDATE_AFTER, 2, 0, "b2"));
+        second.write(TestTables.row(RowKind.DELETE, 3, 0, "c"));
+        TestTables.commit(table, second.complete());
+        table.refresh();
+
+        List<ChangeSplit.Kind> kinds = new ArrayList<>();
+        SnapshotPlanner.changes(table, table.currentSnapshot(), 2).forEach(split -> kinds.add(split.kind()));
+        if (upsert) {
+            assertThat(kinds)
+                    .as("key-only deletes: the older file is read")
+                    .contains(ChangeSplit.Kind.TOUCHED)
+                    .doesNotContain(ChangeSplit.Kind.ROW_DELETES);
+        } else {
+            assertThat(kinds)
+                    .as("whole-row deletes: the older file is not read")
+                    .contains(ChangeSplit.Kind.ROW_DELETES)
+                    .doesNotContain(ChangeSplit.Kind.TOUCHED);
+        }
+        List<String> changes = new ArrayList<>();
+        new SnapshotChanges(table).of(table.currentSnapshot()).forEach(r -> changes.add(describe(r)));
+        assertThat(changes).containsExactlyInAnyOrder("-U2=b", "+U2=b2", "-D3=c");
     }
 
     @Test

@@ -25,6 +25,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
@@ -48,17 +49,25 @@ public final class TestTables {
     private TestTables() {}
 
     public static Table create(Path warehouse, String name, boolean partitioned) {
+        return create(warehouse, name, partitioned, FileFormat.AVRO);
+    }
+
+    /** A table whose files are in the given format. */
+    public static Table create(Path warehouse, String name, boolean partitioned, FileFormat format) {
         HadoopCatalog catalog =
                 new HadoopCatalog(new Configuration(false), warehouse.toUri().toString());
         PartitionSpec spec = partitioned
                 ? PartitionSpec.builderFor(SCHEMA).identity("region").build()
                 : PartitionSpec.unpartitioned();
-        // Avro files: Iceberg's Parquet writer needs parquet-avro, which this module's tests leave out.
         return catalog.createTable(
                 TableIdentifier.of("db", name),
                 SCHEMA,
                 spec,
-                Map.of("format-version", "2", "write.format.default", "avro"));
+                Map.of(
+                        "format-version",
+                        "2",
+                        "write.format.default",
+                        format.name().toLowerCase(Locale.ROOT)));
     }
 
     /** Iceberg's Flink delta writer of the table, upsert or changelog. */
@@ -67,7 +76,7 @@ public final class TestTables {
                 table,
                 FlinkSchemaUtil.convert(SCHEMA),
                 128L << 20,
-                FileFormat.AVRO,
+                FileFormat.fromString(table.properties().getOrDefault("write.format.default", "avro")),
                 table.properties(),
                 List.of(1, 2),
                 upsert);
