@@ -30,7 +30,7 @@ import java.util.stream.Collectors;
  * </pre>
  *
  * Options: {@code --only} (comma-separated: snapshot-iceberg, snapshot-hudi, binlog-iceberg,
- * kafka-iceberg, kafka-hudi, many-iceberg, proxies, scaling, jmh), {@code --rows} (MySQL rows, 1,000,000),
+ * kafka-iceberg, kafka-hudi, changelog-iceberg, changelog-upsert-iceberg, many-iceberg, proxies, scaling, jmh), {@code --rows} (MySQL rows, 1,000,000),
  * {@code --kafka-rows} (5,000,000: start-up hides the steady rate on fewer), {@code --changes} (binlog changes,
  * 200,000), {@code --trials} (3),
  * {@code --parallelism} (1,2), {@code --checkpoint-ms} (5000), {@code --heap} (2g), {@code --scaling}
@@ -49,6 +49,8 @@ public final class Bench {
             "binlog-iceberg",
             "kafka-iceberg",
             "kafka-hudi",
+            "changelog-iceberg",
+            "changelog-upsert-iceberg",
             "many-iceberg",
             "proxies",
             "scaling",
@@ -135,6 +137,23 @@ public final class Bench {
         }
         if (only.contains("kafka-hudi")) {
             compare(services, "kafka-hudi", kafkaRows, services.kafkaArgs(kafkaRows), null, false);
+        }
+        if (only.contains("changelog-iceberg") || only.contains("changelog-upsert-iceberg")) {
+            long changes = Long.parseLong(opts.get("changes"));
+            Path data = out.resolve("changelog-data");
+            long t0 = System.nanoTime();
+            long expected = ChangelogRead.prepare(data, rows, changes);
+            log("Wrote " + rows + " rows and " + changes + " changes into both Iceberg tables in "
+                    + (System.nanoTime() - t0) / 1_000_000 + " ms; the changelog read emits " + expected + " rows");
+            Map<String, String> base = new LinkedHashMap<>();
+            base.put("changelog-warehouse", data.toString());
+            base.put("changelog-expected", String.valueOf(expected));
+            for (String scenario : List.of("changelog-iceberg", "changelog-upsert-iceberg")) {
+                if (only.contains(scenario)) {
+                    compare(services, scenario, rows + changes, base, null, false);
+                }
+            }
+            deleteData(data);
         }
         if (only.contains("many-iceberg")) {
             many(services);

@@ -112,6 +112,9 @@ public final class Trial {
                 return kafkaHudi(system, r);
             case "many-iceberg":
                 return ManyTables.run(a, system, parallelism, checkpointMs, work, r);
+            case "changelog-iceberg":
+            case "changelog-upsert-iceberg":
+                return ChangelogRead.run(a, system, parallelism, checkpointMs, work, r);
             case "proxy-appender":
                 return proxyAppender(r);
             case "proxy-jdbc":
