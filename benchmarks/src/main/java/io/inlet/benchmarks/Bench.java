@@ -30,7 +30,8 @@ import java.util.stream.Collectors;
  * </pre>
  *
  * Options: {@code --only} (comma-separated: snapshot-iceberg, snapshot-hudi, binlog-iceberg,
- * kafka-iceberg, kafka-hudi, changelog-iceberg, changelog-upsert-iceberg, many-iceberg, proxies, scaling, jmh), {@code --rows} (MySQL rows, 1,000,000),
+ * kafka-iceberg, kafka-hudi, changelog-iceberg, changelog-upsert-iceberg, many-iceberg, proxies, scaling, jmh),
+ * {@code --rows} (MySQL rows, and the changelog reads' initial rows, 1,000,000),
  * {@code --kafka-rows} (5,000,000: start-up hides the steady rate on fewer), {@code --changes} (binlog changes,
  * 200,000), {@code --trials} (3),
  * {@code --parallelism} (1,2), {@code --checkpoint-ms} (5000), {@code --heap} (2g), {@code --scaling}

@@ -32,8 +32,9 @@ import java.util.Map;
 
 /**
  * Reads a {@link ChangeSplit} into its tagged rows: {@code +I} for each row it adds, {@code -D} for
- * each row it removes (for {@link ChangeSplit.Kind#ROW_DELETES}, the delete file's own rows), always in the same order for the same split (a restored reader skips what it
- * had emitted). Rows are read in the schema the read was built with, by field id.
+ * each row it removes (for {@link ChangeSplit.Kind#ROW_DELETES}, the delete file's own rows), always
+ * in the same order for the same split (a restored reader skips what it had emitted). Rows are read
+ * in the schema the read was built with, by field id.
  */
 @Internal
 public final class ChangeSplitReader {
