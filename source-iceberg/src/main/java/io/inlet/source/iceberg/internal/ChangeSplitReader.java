@@ -8,6 +8,9 @@ import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.RowKind;
 import org.apache.iceberg.BaseCombinedScanTask;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.ScanTaskParser;
@@ -26,9 +29,13 @@ import org.apache.iceberg.parquet.Parquet;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Reads a {@link ChangeSplit} into its tagged rows: {@code +I} for each row it adds, {@code -D} for
@@ -81,8 +88,83 @@ public final class ChangeSplitReader {
         }
     }
 
-    /** Live before the snapshot's deletes, minus live after them: what they removed from the file. */
+    /**
+     * What the snapshot's deletes removed from an older file. When they are all equality deletes of
+     * keys (upsert mode), the file is read once, with its older deletes, and its rows whose key they
+     * delete are removed; a file whose key bounds hold none of those keys is not read at all.
+     * Otherwise (position deletes among them): live before them, minus live after them.
+     */
     private CloseableIterator<RowData> removedFrom(FileScanTask before, FileScanTask after) {
+        Set<String> older = new HashSet<>();
+        before.deletes().forEach(d -> older.add(d.path().toString()));
+        Map<Set<Integer>, DeletedKeys> byFields = new LinkedHashMap<>();
+        for (DeleteFile d : after.deletes()) {
+            if (older.contains(d.path().toString())) {
+                continue;
+            }
+            if (d.content() != FileContent.EQUALITY_DELETES
+                    || d.keyMetadata() != null
+                    || (d.format() != FileFormat.PARQUET && d.format() != FileFormat.AVRO)) {
+                return removedByTwoReads(before, after);
+            }
+            Set<Integer> fields = new HashSet<>(d.equalityFieldIds());
+            DeletedKeys keysOf = byFields.computeIfAbsent(fields, f -> new DeletedKeys(schema, f));
+            try (CloseableIterator<RowData> keyRows =
+                    readFile(d.format(), d.path().toString(), keysOf.keySchema())) {
+                while (keyRows.hasNext()) {
+                    keysOf.add(keyRows.next());
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("Reading " + d.path() + " of " + table.name(), e);
+            }
+        }
+        boolean mayHold = false;
+        for (DeletedKeys k : byFields.values()) {
+            mayHold |= k.mayDeleteFrom((DataFile) before.file());
+        }
+        if (!mayHold) {
+            return tagged(CloseableIterator.empty(), RowKind.DELETE);
+        }
+        List<DeletedKeys> matchers = new ArrayList<>(byFields.values());
+        CloseableIterator<RowData> rows = read(before);
+        return tagged(
+                new CloseableIterator<>() {
+                    private RowData next;
+
+                    @Override
+                    public boolean hasNext() {
+                        while (next == null && rows.hasNext()) {
+                            RowData row = rows.next();
+                            for (DeletedKeys k : matchers) {
+                                if (k.deletes(row)) {
+                                    next = row;
+                                    break;
+                                }
+                            }
+                        }
+                        return next != null;
+                    }
+
+                    @Override
+                    public RowData next() {
+                        if (!hasNext()) {
+                            throw new java.util.NoSuchElementException();
+                        }
+                        RowData row = next;
+                        next = null;
+                        return row;
+                    }
+
+                    @Override
+                    public void close() throws IOException {
+                        rows.close();
+                    }
+                },
+                RowKind.DELETE);
+    }
+
+    /** Live before the snapshot's deletes, minus live after them: what they removed from the file. */
+    private CloseableIterator<RowData> removedByTwoReads(FileScanTask before, FileScanTask after) {
         Map<IdentifierKeys.Key, RowData> was = new LinkedHashMap<>();
         try (CloseableIterator<RowData> rows = read(before)) {
             while (rows.hasNext()) {
@@ -105,20 +187,27 @@ public final class ChangeSplitReader {
     /** The rows of an equality delete file that holds whole rows, in the read schema. */
     private CloseableIterator<RowData> deletedRows(String formatAndPath) {
         int newline = formatAndPath.indexOf('\n');
-        FileFormat format = FileFormat.fromString(formatAndPath.substring(0, newline));
-        InputFile in = table.io().newInputFile(formatAndPath.substring(newline + 1));
+        return readFile(
+                FileFormat.fromString(formatAndPath.substring(0, newline)),
+                formatAndPath.substring(newline + 1),
+                schema);
+    }
+
+    /** A delete file's rows, in the given projection. */
+    private CloseableIterator<RowData> readFile(FileFormat format, String path, Schema projection) {
+        InputFile in = table.io().newInputFile(path);
         CloseableIterable<RowData> rows;
         switch (format) {
             case PARQUET:
                 rows = Parquet.read(in)
-                        .project(schema)
-                        .createReaderFunc(fileSchema -> FlinkParquetReaders.buildReader(schema, fileSchema))
+                        .project(projection)
+                        .createReaderFunc(fileSchema -> FlinkParquetReaders.buildReader(projection, fileSchema))
                         .build();
                 break;
             case AVRO:
                 rows = Avro.read(in)
-                        .project(schema)
-                        .createReaderFunc(fileSchema -> new FlinkAvroReader(schema, fileSchema))
+                        .project(projection)
+                        .createReaderFunc(fileSchema -> new FlinkAvroReader(projection, fileSchema))
                         .build();
                 break;
             default:
