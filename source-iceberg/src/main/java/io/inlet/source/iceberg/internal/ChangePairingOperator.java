@@ -19,6 +19,7 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.utils.ProjectedRowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.types.RowKind;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -30,7 +31,9 @@ import java.util.List;
  *
  * <p>State: per key, the tagged rows of the epochs not complete yet (at most {@link
  * ChangelogEnumerator#MAX_OPEN_EPOCHS} epochs, usually one or two rows each), and one timer per key
- * and epoch; nothing is kept once an epoch is emitted. The epoch watermarks stay here: the output
+ * and epoch; nothing is kept once an epoch is emitted. Rows of an epoch that removes nothing (an
+ * append, the initial scan) pair with nothing: they pass without state once the epochs before are
+ * complete. The epoch watermarks stay here: the output
  * carries no timestamps and no watermarks, so a downstream event time is the user's own.
  */
 @Internal
@@ -74,12 +77,22 @@ public final class ChangePairingOperator extends AbstractStreamOperator<RowData>
     @Override
     public void processElement(StreamRecord<RowData> element) throws Exception {
         long epoch = element.getTimestamp();
+        RowData row = element.getValue();
+        if (row.getRowKind() == RowKind.UPDATE_AFTER) {
+            // Added in an epoch that removes nothing: once every earlier epoch is complete (their
+            // rows of this key emitted), nothing can come before it, and nothing pairs with it.
+            row.setRowKind(RowKind.INSERT);
+            if (timers.currentWatermark() >= epoch - 1) {
+                output.collect(new StreamRecord<>(keepCommit ? row : withoutCommit.replaceRow(row)));
+                return;
+            }
+        }
         List<RowData> rows = pending.get(epoch);
         if (rows == null) {
             rows = new ArrayList<>(2);
             timers.registerEventTimeTimer(VoidNamespace.INSTANCE, epoch);
         }
-        rows.add(element.getValue());
+        rows.add(row);
         pending.put(epoch, rows);
     }
 

@@ -38,7 +38,12 @@ public final class ChangeSplit implements SourceSplit {
          * An equality delete file of the snapshot that holds whole rows: its rows, the writer's
          * before-images, are removed. The task is the file's format and path, on two lines.
          */
-        ROW_DELETES
+        ROW_DELETES,
+        /**
+         * As {@link #ADDED}, in an epoch whose splits all add rows (an append, the initial scan): its
+         * rows pair with nothing, so they may leave as soon as the epochs before are complete.
+         */
+        ADDED_ALONE
     }
 
     /** {@link #sequenceNumber()} of a split restored from version 1, which did not hold it. */
@@ -141,6 +146,15 @@ public final class ChangeSplit implements SourceSplit {
                 null,
                 0,
                 false);
+    }
+
+    /** The same split, as {@link Kind#ADDED_ALONE}: its epoch removes nothing. */
+    public ChangeSplit alone() {
+        if (kind != Kind.ADDED) {
+            throw new IllegalStateException("Only an added file's split can be alone in its epoch, not " + this);
+        }
+        return new ChangeSplit(
+                epoch, index, snapshotId, sequenceNumber, commitMillis, Kind.ADDED_ALONE, task, null, offset, finished);
     }
 
     /** The same split, with this many rows already emitted. */

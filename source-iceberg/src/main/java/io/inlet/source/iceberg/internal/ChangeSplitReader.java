@@ -79,6 +79,9 @@ public final class ChangeSplitReader {
         switch (split.kind()) {
             case ADDED:
                 return tagged(read(task), RowKind.INSERT);
+            case ADDED_ALONE:
+                // Added, in an epoch that removes nothing: the pairing may let it through at once.
+                return tagged(read(task), RowKind.UPDATE_AFTER);
             case REMOVED:
                 return tagged(read(task), RowKind.DELETE);
             case TOUCHED:

@@ -61,7 +61,9 @@ public final class ChangelogReader implements SourceReader<RowData, ChangeSplit>
     private CloseableIterator<RowData> rows;
     private long emitted;
 
-    private long announced = Long.MIN_VALUE;
+    /** Epochs start at 1: before any is announced, every epoch up to 0 is complete. */
+    private long announced = 0;
+
     private long watermark = Long.MIN_VALUE;
     private boolean requested;
     private CompletableFuture<Void> available = new CompletableFuture<>();

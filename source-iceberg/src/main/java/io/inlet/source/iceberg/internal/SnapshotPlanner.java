@@ -63,6 +63,22 @@ public final class SnapshotPlanner {
 
     /** The splits of the snapshot's changes. */
     public static List<ChangeSplit> changes(Table table, Snapshot snapshot, long epoch) {
+        return aloneIfOnlyAdded(plan(table, snapshot, epoch));
+    }
+
+    /** An epoch whose splits all add rows: they are marked, so the pairing can let them through at once. */
+    private static List<ChangeSplit> aloneIfOnlyAdded(List<ChangeSplit> splits) {
+        for (ChangeSplit s : splits) {
+            if (s.kind() != ChangeSplit.Kind.ADDED) {
+                return splits;
+            }
+        }
+        List<ChangeSplit> alone = new ArrayList<>(splits.size());
+        splits.forEach(s -> alone.add(s.alone()));
+        return alone;
+    }
+
+    private static List<ChangeSplit> plan(Table table, Snapshot snapshot, long epoch) {
         String operation = snapshot.operation();
         if (DataOperations.REPLACE.equals(operation)) {
             return List.of();
@@ -161,7 +177,7 @@ public final class SnapshotPlanner {
         } catch (IOException e) {
             throw new UncheckedIOException("Planning snapshot " + snapshot.snapshotId() + " of " + table.name(), e);
         }
-        return splits;
+        return aloneIfOnlyAdded(splits);
     }
 
     /**
