@@ -22,8 +22,6 @@ import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.utils.TypeConversions;
 import org.apache.iceberg.flink.CatalogLoader;
 
-import javax.annotation.Nullable;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -55,18 +53,9 @@ public final class IcebergChangeSource implements ChangeSource {
 
     private final CatalogLoader catalogLoader;
     private final List<String> tables;
-    private final StartingStrategy strategy;
 
-    @Nullable
-    private final Long startSnapshotId;
-
-    @Nullable
-    private final Long startTimestamp;
-
-    private final Duration monitorInterval;
-
-    @Nullable
-    private final Integer parallelism;
+    /** The read options, the same for every table; its catalog and table are set per table. */
+    private final IcebergChangelogSource.Builder read;
 
     /** Per table, built (and its table loaded) by {@link #discoverTables()}. */
     private List<IcebergChangelogSource> reads;
@@ -74,11 +63,7 @@ public final class IcebergChangeSource implements ChangeSource {
     private IcebergChangeSource(Builder b) {
         this.catalogLoader = b.catalogLoader;
         this.tables = List.copyOf(b.tables);
-        this.strategy = b.strategy;
-        this.startSnapshotId = b.startSnapshotId;
-        this.startTimestamp = b.startTimestamp;
-        this.monitorInterval = b.monitorInterval;
-        this.parallelism = b.parallelism;
+        this.read = b.read.copy();
     }
 
     public static Builder builder() {
@@ -96,23 +81,9 @@ public final class IcebergChangeSource implements ChangeSource {
         List<IcebergChangelogSource> built = new ArrayList<>();
         List<TableDescriptor> descriptors = new ArrayList<>();
         for (String table : tables) {
-            IcebergChangelogSource.Builder b = IcebergChangelogSource.builder()
-                    .catalogLoader(catalogLoader)
-                    .table(table)
-                    .startingStrategy(strategy)
-                    .monitorInterval(monitorInterval);
-            if (startSnapshotId != null) {
-                b.startSnapshotId(startSnapshotId);
-            }
-            if (startTimestamp != null) {
-                b.startSnapshotTimestamp(startTimestamp);
-            }
-            if (parallelism != null) {
-                b.parallelism(parallelism);
-            }
-            IcebergChangelogSource read;
+            IcebergChangelogSource source;
             try {
-                read = b.build();
+                source = read.catalogLoader(catalogLoader).table(table).build();
             } catch (IllegalArgumentException e) {
                 throw new InletValidationException(e.getMessage(), e);
             } catch (RuntimeException e) {
@@ -121,8 +92,8 @@ public final class IcebergChangeSource implements ChangeSource {
                                 + ". Check 'catalog-table' and the catalog settings.",
                         e);
             }
-            built.add(read);
-            descriptors.add(descriptor(read));
+            built.add(source);
+            descriptors.add(descriptor(source));
         }
         this.reads = built;
         return descriptors;
@@ -149,23 +120,23 @@ public final class IcebergChangeSource implements ChangeSource {
                     "createStream before discoverTables: the pipeline discovers the tables first.");
         }
         DataStream<ChangeEvent> all = null;
-        for (IcebergChangelogSource read : reads) {
+        for (IcebergChangelogSource source : reads) {
             TableDescriptor table = context.tables().stream()
-                    .filter(t -> t.tableId().equals(tableId(read.table())))
+                    .filter(t -> t.tableId().equals(tableId(source.table())))
                     .findFirst()
-                    .orElseThrow(() -> new IllegalStateException("Table " + read.table() + " was not discovered"));
-            String prefix = read.table() + "-";
-            DataStream<RowData> changes = read.stream(env, part -> context.uid(prefix + part), true);
+                    .orElseThrow(() -> new IllegalStateException("Table " + source.table() + " was not discovered"));
+            String prefix = source.table() + "-";
+            DataStream<RowData> changes = source.stream(env, part -> context.uid(prefix + part), true);
             SingleOutputStreamOperator<ChangeEvent> events = changes.map(new ToChangeEvent(
                             table.tableId(),
                             table.schemaVersion(),
-                            read.table(),
+                            source.table(),
                             table.columns().size()))
                     .returns(context.typeInfo())
-                    .name("Iceberg " + read.table() + " change events")
+                    .name("Iceberg " + source.table() + " change events")
                     .uid(context.uid(prefix + "events"));
-            if (parallelism != null) {
-                events.setParallelism(parallelism);
+            if (read.parallelism != null) {
+                events.setParallelism(read.parallelism);
             }
             all = all == null ? events : all.union(events);
         }
@@ -174,7 +145,7 @@ public final class IcebergChangeSource implements ChangeSource {
 
     @Override
     public String toString() {
-        return "IcebergChangeSource{tables=" + tables + ", starting-strategy=" + strategy + "}";
+        return "IcebergChangeSource{tables=" + tables + ", starting-strategy=" + read.strategy + "}";
     }
 
     /** A changelog row with its commit columns, as an event of its table. */
@@ -223,11 +194,8 @@ public final class IcebergChangeSource implements ChangeSource {
     public static final class Builder {
         private CatalogLoader catalogLoader;
         private final Set<String> tables = new LinkedHashSet<>();
-        private StartingStrategy strategy = IcebergSourceOptions.STARTING_STRATEGY.defaultValue();
-        private Long startSnapshotId;
-        private Long startTimestamp;
-        private Duration monitorInterval = IcebergSourceOptions.MONITOR_INTERVAL.defaultValue();
-        private Integer parallelism;
+        /** The read options, checked as the DataStream read checks them. */
+        private final IcebergChangelogSource.Builder read = IcebergChangelogSource.builder();
 
         private Builder() {}
 
@@ -257,42 +225,37 @@ public final class IcebergChangeSource implements ChangeSource {
 
         /** {@code starting-strategy}, the same for every table. */
         public Builder startingStrategy(StartingStrategy strategy) {
-            this.strategy = strategy;
+            read.startingStrategy(strategy);
             return this;
         }
 
         /** {@code start-snapshot-id}: only with one table, as ids are per table. */
         public Builder startSnapshotId(long snapshotId) {
-            this.startSnapshotId = snapshotId;
+            read.startSnapshotId(snapshotId);
             return this;
         }
 
         /** {@code start-snapshot-timestamp}. */
         public Builder startSnapshotTimestamp(long epochMillis) {
-            this.startTimestamp = epochMillis;
+            read.startSnapshotTimestamp(epochMillis);
             return this;
         }
 
         /** {@code monitor-interval}. */
         public Builder monitorInterval(Duration interval) {
-            this.monitorInterval = interval;
+            read.monitorInterval(interval);
             return this;
         }
 
         /** The parallelism of each table's readers and pairing; the job's default if not set. */
         public Builder parallelism(int parallelism) {
-            this.parallelism = parallelism;
+            read.parallelism(parallelism);
             return this;
         }
 
         /** The read options among these ({@link IcebergChangelogSource.Builder#options}). */
         public Builder options(Map<String, String> options) {
-            org.apache.flink.configuration.Configuration conf =
-                    org.apache.flink.configuration.Configuration.fromMap(options);
-            this.strategy = conf.get(IcebergSourceOptions.STARTING_STRATEGY);
-            conf.getOptional(IcebergSourceOptions.START_SNAPSHOT_ID).ifPresent(id -> this.startSnapshotId = id);
-            conf.getOptional(IcebergSourceOptions.START_SNAPSHOT_TIMESTAMP).ifPresent(t -> this.startTimestamp = t);
-            this.monitorInterval = conf.get(IcebergSourceOptions.MONITOR_INTERVAL);
+            read.options(options);
             return this;
         }
 
@@ -310,27 +273,14 @@ public final class IcebergChangeSource implements ChangeSource {
                     problems.add("Table '" + t + "' is not namespace.table.");
                 }
             }
-            if (strategy == null) {
-                problems.add("'starting-strategy' must not be null.");
-            } else if (strategy == StartingStrategy.INCREMENTAL_FROM_SNAPSHOT_ID && startSnapshotId == null) {
-                problems.add("'starting-strategy' INCREMENTAL_FROM_SNAPSHOT_ID needs 'start-snapshot-id'.");
-            } else if (strategy == StartingStrategy.INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP && startTimestamp == null) {
-                problems.add("'starting-strategy' INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP needs"
-                        + " 'start-snapshot-timestamp'.");
-            }
-            if (startSnapshotId != null && tables.size() > 1) {
+            problems.addAll(read.readProblems());
+            if (read.startSnapshotId != null && tables.size() > 1) {
                 problems.add("'start-snapshot-id' names a snapshot of one table, but " + tables.size()
                         + " tables are read: read that table in a source of its own, or start from a timestamp.");
             }
-            if (startSnapshotId != null && strategy != StartingStrategy.INCREMENTAL_FROM_SNAPSHOT_ID) {
-                problems.add("'start-snapshot-id' is set but 'starting-strategy' is " + strategy
+            if (read.startSnapshotId != null && read.strategy != StartingStrategy.INCREMENTAL_FROM_SNAPSHOT_ID) {
+                problems.add("'start-snapshot-id' is set but 'starting-strategy' is " + read.strategy
                         + ": set it to INCREMENTAL_FROM_SNAPSHOT_ID, or drop the id.");
-            }
-            if (monitorInterval == null || monitorInterval.isNegative() || monitorInterval.isZero()) {
-                problems.add("'monitor-interval' must be positive, got " + monitorInterval + ".");
-            }
-            if (parallelism != null && parallelism < 1) {
-                problems.add("The parallelism must be at least 1, got " + parallelism + ".");
             }
             if (!problems.isEmpty()) {
                 throw new InletValidationException(problems);

@@ -171,11 +171,12 @@ public final class IcebergChangelogSource implements Serializable {
     public static final class Builder {
         private CatalogLoader catalogLoader;
         private String table;
-        private StartingStrategy strategy = IcebergSourceOptions.STARTING_STRATEGY.defaultValue();
-        private Long startSnapshotId;
+        // Read by IcebergChangeSource's builder, which takes the same read options for every table.
+        StartingStrategy strategy = IcebergSourceOptions.STARTING_STRATEGY.defaultValue();
+        Long startSnapshotId;
         private Long startTimestamp;
         private Duration monitorInterval = IcebergSourceOptions.MONITOR_INTERVAL.defaultValue();
-        private Integer parallelism;
+        Integer parallelism;
         private String uidPrefix;
 
         private Builder() {}
@@ -242,29 +243,53 @@ public final class IcebergChangelogSource implements Serializable {
             return this;
         }
 
+        /** A builder with the same settings, which later changes to this one do not reach. */
+        Builder copy() {
+            Builder b = new Builder();
+            b.catalogLoader = catalogLoader;
+            b.table = table;
+            b.strategy = strategy;
+            b.startSnapshotId = startSnapshotId;
+            b.startTimestamp = startTimestamp;
+            b.monitorInterval = monitorInterval;
+            b.parallelism = parallelism;
+            b.uidPrefix = uidPrefix;
+            return b;
+        }
+
+        /** The problems of the read options, each with its fix; the table and catalog aside. */
+        List<String> readProblems() {
+            List<String> problems = new ArrayList<>();
+            if (strategy == null) {
+                problems.add("'starting-strategy' must not be null.");
+            } else if (strategy == StartingStrategy.INCREMENTAL_FROM_SNAPSHOT_ID && startSnapshotId == null) {
+                problems.add("'starting-strategy' INCREMENTAL_FROM_SNAPSHOT_ID needs 'start-snapshot-id':"
+                        + " set startSnapshotId(...).");
+            } else if (strategy == StartingStrategy.INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP && startTimestamp == null) {
+                problems.add("'starting-strategy' INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP needs"
+                        + " 'start-snapshot-timestamp': set startSnapshotTimestamp(...).");
+            }
+            if (monitorInterval == null || monitorInterval.isNegative() || monitorInterval.isZero()) {
+                problems.add("'monitor-interval' must be positive, got " + monitorInterval + ".");
+            }
+            if (parallelism != null && parallelism < 1) {
+                problems.add("parallelism must be at least 1, got " + parallelism
+                        + ": leave it unset for the job's default.");
+            }
+            if (uidPrefix != null && uidPrefix.isBlank()) {
+                problems.add("uidPrefix must not be blank: leave it unset for the default.");
+            }
+            return problems;
+        }
+
         public IcebergChangelogSource build() {
             Objects.requireNonNull(catalogLoader, "catalogLoader is required: the catalog the table is in");
             if (table == null || table.isBlank()) {
                 throw new IllegalArgumentException("table is required: the Iceberg table to read, as namespace.table");
             }
-            Objects.requireNonNull(strategy, "starting-strategy must not be null");
-            if (strategy == StartingStrategy.INCREMENTAL_FROM_SNAPSHOT_ID && startSnapshotId == null) {
-                throw new IllegalArgumentException("starting-strategy INCREMENTAL_FROM_SNAPSHOT_ID needs"
-                        + " start-snapshot-id: set startSnapshotId(...).");
-            }
-            if (strategy == StartingStrategy.INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP && startTimestamp == null) {
-                throw new IllegalArgumentException("starting-strategy INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP needs"
-                        + " start-snapshot-timestamp: set startSnapshotTimestamp(...).");
-            }
-            if (monitorInterval == null || monitorInterval.isNegative() || monitorInterval.isZero()) {
-                throw new IllegalArgumentException("monitor-interval must be positive, got " + monitorInterval);
-            }
-            if (parallelism != null && parallelism < 1) {
-                throw new IllegalArgumentException("parallelism must be at least 1, got " + parallelism
-                        + ": leave it unset for the job's default.");
-            }
-            if (uidPrefix != null && uidPrefix.isBlank()) {
-                throw new IllegalArgumentException("uidPrefix must not be blank: leave it unset for the default.");
+            List<String> problems = readProblems();
+            if (!problems.isEmpty()) {
+                throw new IllegalArgumentException(String.join(" ", problems));
             }
             Catalog catalog = catalogLoader.loadCatalog();
             try {

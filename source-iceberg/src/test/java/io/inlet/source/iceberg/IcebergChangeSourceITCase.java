@@ -55,8 +55,6 @@ class IcebergChangeSourceITCase {
                                 "monitor-interval", "100 ms"))
                 .sink(IcebergSink.builder()
                         .warehouse(downstream.toUri().toString())
-                        // Avro, as this module's tests leave out parquet-avro, which Parquet writes need.
-                        .tableProperty("write.format.default", "avro")
                         .build())
                 .jobName("iceberg to iceberg")
                 .build()

@@ -93,57 +93,33 @@ public final class ChangeSplit implements SourceSplit {
     }
 
     public static ChangeSplit added(long epoch, int index, Commit commit, String task) {
-        return new ChangeSplit(
-                epoch,
-                index,
-                commit.snapshotId,
-                commit.sequenceNumber,
-                commit.millis,
-                Kind.ADDED,
-                task,
-                null,
-                0,
-                false);
+        return of(epoch, index, commit, Kind.ADDED, task, null);
     }
 
     public static ChangeSplit touched(long epoch, int index, Commit commit, String taskAfter, String taskBefore) {
-        return new ChangeSplit(
-                epoch,
-                index,
-                commit.snapshotId,
-                commit.sequenceNumber,
-                commit.millis,
-                Kind.TOUCHED,
-                taskAfter,
-                Objects.requireNonNull(taskBefore),
-                0,
-                false);
+        return of(epoch, index, commit, Kind.TOUCHED, taskAfter, Objects.requireNonNull(taskBefore));
     }
 
     public static ChangeSplit removed(long epoch, int index, Commit commit, String taskAtParent) {
-        return new ChangeSplit(
-                epoch,
-                index,
-                commit.snapshotId,
-                commit.sequenceNumber,
-                commit.millis,
-                Kind.REMOVED,
-                taskAtParent,
-                null,
-                0,
-                false);
+        return of(epoch, index, commit, Kind.REMOVED, taskAtParent, null);
     }
 
     public static ChangeSplit rowDeletes(long epoch, int index, Commit commit, String formatAndPath) {
+        return of(epoch, index, commit, Kind.ROW_DELETES, formatAndPath, null);
+    }
+
+    /** A new split, nothing read yet. */
+    private static ChangeSplit of(
+            long epoch, int index, Commit commit, Kind kind, String task, @Nullable String taskBefore) {
         return new ChangeSplit(
                 epoch,
                 index,
                 commit.snapshotId,
                 commit.sequenceNumber,
                 commit.millis,
-                Kind.ROW_DELETES,
-                formatAndPath,
-                null,
+                kind,
+                task,
+                taskBefore,
                 0,
                 false);
     }

@@ -53,13 +53,18 @@ public final class ChangeSplitReader {
     private final IdentifierKeys keys;
     private final RowData.FieldGetter[] fields;
 
+    /** The delete files {@link #lastKeys} were read from. */
+    private Set<String> lastKeyFiles;
+
+    private Map<Set<Integer>, DeletedKeys> lastKeys;
+
     public ChangeSplitReader(Table table, Schema schema) {
         this.table = table;
         this.schema = schema;
-        this.copier = new RowDataSerializer(FlinkSchemaUtil.convert(schema));
+        RowType rowType = FlinkSchemaUtil.convert(schema);
+        this.copier = new RowDataSerializer(rowType);
         this.reader = new RowDataFileScanTaskReader(schema, schema, null, true, Collections.emptyList());
         this.keys = IdentifierKeys.of(schema);
-        RowType rowType = FlinkSchemaUtil.convert(schema);
         this.fields = new RowData.FieldGetter[rowType.getFieldCount()];
         for (int i = 0; i < fields.length; i++) {
             fields[i] = RowData.createFieldGetter(rowType.getTypeAt(i), i);
@@ -100,7 +105,7 @@ public final class ChangeSplitReader {
     private CloseableIterator<RowData> removedFrom(FileScanTask before, FileScanTask after) {
         Set<String> older = new HashSet<>();
         before.deletes().forEach(d -> older.add(d.path().toString()));
-        Map<Set<Integer>, DeletedKeys> byFields = new LinkedHashMap<>();
+        List<DeleteFile> keyDeletes = new ArrayList<>();
         for (DeleteFile d : after.deletes()) {
             if (older.contains(d.path().toString())) {
                 continue;
@@ -110,17 +115,9 @@ public final class ChangeSplitReader {
                     || (d.format() != FileFormat.PARQUET && d.format() != FileFormat.AVRO)) {
                 return removedByTwoReads(before, after);
             }
-            Set<Integer> fields = new HashSet<>(d.equalityFieldIds());
-            DeletedKeys keysOf = byFields.computeIfAbsent(fields, f -> new DeletedKeys(schema, f));
-            try (CloseableIterator<RowData> keyRows =
-                    readFile(d.format(), d.path().toString(), keysOf.keySchema())) {
-                while (keyRows.hasNext()) {
-                    keysOf.add(keyRows.next());
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException("Reading " + d.path() + " of " + table.name(), e);
-            }
+            keyDeletes.add(d);
         }
+        Map<Set<Integer>, DeletedKeys> byFields = deletedKeys(keyDeletes);
         boolean mayHold = false;
         for (DeletedKeys k : byFields.values()) {
             mayHold |= k.mayDeleteFrom((DataFile) before.file());
@@ -164,6 +161,35 @@ public final class ChangeSplitReader {
                     }
                 },
                 RowKind.DELETE);
+    }
+
+    /**
+     * The keys the delete files delete, by equality fields. A snapshot's deletes reach many older
+     * files, each a split of its own read one after the other: the keys of the last set of delete
+     * files are kept, so they are read once per reader, not once per file they reach.
+     */
+    private Map<Set<Integer>, DeletedKeys> deletedKeys(List<DeleteFile> deletes) {
+        Set<String> paths = new HashSet<>();
+        deletes.forEach(d -> paths.add(d.path().toString()));
+        if (paths.equals(lastKeyFiles)) {
+            return lastKeys;
+        }
+        Map<Set<Integer>, DeletedKeys> byFields = new LinkedHashMap<>();
+        for (DeleteFile d : deletes) {
+            DeletedKeys keysOf =
+                    byFields.computeIfAbsent(new HashSet<>(d.equalityFieldIds()), f -> new DeletedKeys(schema, f));
+            try (CloseableIterator<RowData> keyRows =
+                    readFile(d.format(), d.path().toString(), keysOf.keySchema())) {
+                while (keyRows.hasNext()) {
+                    keysOf.add(keyRows.next());
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("Reading " + d.path() + " of " + table.name(), e);
+            }
+        }
+        lastKeyFiles = paths;
+        lastKeys = byFields;
+        return byFields;
     }
 
     /** Live before the snapshot's deletes, minus live after them: what they removed from the file. */

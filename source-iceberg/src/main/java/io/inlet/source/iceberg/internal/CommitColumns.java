@@ -37,12 +37,6 @@ public final class CommitColumns {
         return new RowType(false, fields);
     }
 
-    /** The table's row type of a row type {@link #appendTo} made. */
-    public static RowType strip(RowType withCommit) {
-        List<RowType.RowField> fields = new ArrayList<>(withCommit.getFields());
-        return new RowType(withCommit.isNullable(), fields.subList(0, fields.size() - COUNT));
-    }
-
     /** The values of the columns for one snapshot. */
     public static GenericRowData of(long snapshotId, long sequenceNumber, long commitMillis) {
         return GenericRowData.of(snapshotId, sequenceNumber, commitMillis);

@@ -86,11 +86,8 @@ class InletWrittenChangelogITCase {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         env.enableCheckpointing(100);
-        IcebergSink.Builder sink = IcebergSink.builder()
-                .warehouse(warehouse.toUri().toString())
-                .writeMode(mode)
-                // Avro, as this module's tests leave out parquet-avro, which Parquet writes need.
-                .tableProperty("write.format.default", "avro");
+        IcebergSink.Builder sink =
+                IcebergSink.builder().warehouse(warehouse.toUri().toString()).writeMode(mode);
         if (partitioned) {
             sink.partitionSpec("db.churn", "region");
         }
