@@ -247,6 +247,12 @@ public final class IcebergChangeSource implements ChangeSource {
             return this;
         }
 
+        /** {@code before-images}, the same for every table ({@link IcebergChangelogSource.Builder#beforeImages}). */
+        public Builder beforeImages(IcebergSourceOptions.BeforeImages beforeImages) {
+            read.beforeImages(beforeImages);
+            return this;
+        }
+
         /** The parallelism of each table's readers and pairing; the job's default if not set. */
         public Builder parallelism(int parallelism) {
             read.parallelism(parallelism);

@@ -63,7 +63,8 @@ public final class IcebergChangeSourceFactory implements ChangeSourceFactory {
                 STARTING_STRATEGY,
                 START_SNAPSHOT_ID,
                 START_SNAPSHOT_TIMESTAMP,
-                MONITOR_INTERVAL);
+                MONITOR_INTERVAL,
+                IcebergSourceOptions.BEFORE_IMAGES);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.inlet.source.iceberg;
 
 import io.inlet.annotation.PublicEvolving;
+import io.inlet.source.iceberg.IcebergSourceOptions.BeforeImages;
 import io.inlet.source.iceberg.IcebergSourceOptions.StartingStrategy;
 import io.inlet.source.iceberg.internal.ChangeFileSource;
 import io.inlet.source.iceberg.internal.ChangePairingOperator;
@@ -49,8 +50,10 @@ import java.util.function.Function;
  * older file its deletes reach, a file it removed), any reader reads any split, and a keyed operator
  * pairs each key's removed and added rows into its net change once the snapshot is read whole. Each
  * key's changes leave in commit order; changes of different keys within a snapshot in no set order.
- * No before-images are kept: they are read from the files. The pairing keeps per key only the rows
- * of the snapshots being read (at most eight ahead), none after.
+ * By default no before-images are kept: they are read from the files, and the pairing keeps per key
+ * only the rows of the snapshots being read (at most eight ahead), none after. With {@code
+ * beforeImages(BeforeImages.STATE)} it keeps each live key's latest row (state as large as the
+ * table), so that key-only deletes (upsert tables) need not read older files again.
  *
  * <p>Exactly once: the enumerator's position (snapshots found, epochs planned, splits not read), the
  * readers' splits with the rows emitted, and the pairing's rows are all in the checkpoint. The read
@@ -75,6 +78,7 @@ public final class IcebergChangelogSource implements Serializable {
     private final Long startSnapshotId;
     private final Long startTimestamp;
     private final long intervalMs;
+    private final BeforeImages beforeImages;
 
     @Nullable
     private final Integer parallelism;
@@ -91,6 +95,7 @@ public final class IcebergChangelogSource implements Serializable {
         this.startSnapshotId = b.startSnapshotId;
         this.startTimestamp = b.startTimestamp;
         this.intervalMs = b.monitorInterval.toMillis();
+        this.beforeImages = b.beforeImages;
         this.parallelism = b.parallelism;
         this.uidPrefix = b.uidPrefix != null ? b.uidPrefix : "inlet-iceberg-changelog-" + b.table;
         this.schemaJson = SchemaParser.toJson(schema);
@@ -139,8 +144,17 @@ public final class IcebergChangelogSource implements Serializable {
      */
     DataStream<RowData> stream(StreamExecutionEnvironment env, Function<String, String> uids, boolean keepCommit) {
         RowType withCommit = CommitColumns.appendTo(rowType);
+        boolean keysFromState = beforeImages == BeforeImages.STATE;
         ChangeFileSource files = new ChangeFileSource(
-                catalogLoader, table, schemaJson, withCommit, strategy, startSnapshotId, startTimestamp, intervalMs);
+                catalogLoader,
+                table,
+                schemaJson,
+                ChangePairingOperator.tagged(withCommit),
+                strategy,
+                startSnapshotId,
+                startTimestamp,
+                intervalMs,
+                keysFromState);
         // The readers' records carry their snapshot's epoch as the timestamp, and their watermark says
         // which epochs are read whole: the strategy only lets them through, it generates nothing.
         DataStreamSource<RowData> tagged =
@@ -154,7 +168,7 @@ public final class IcebergChangelogSource implements Serializable {
                 .transform(
                         "Iceberg " + table + " changelog",
                         InternalTypeInfo.of(keepCommit ? withCommit : rowType),
-                        new ChangePairingOperator(withCommit, keepCommit));
+                        new ChangePairingOperator(withCommit, keepCommit, keysFromState));
         String changesUid = uids.apply("changes");
         if (changesUid != null) {
             changes.uid(changesUid);
@@ -176,6 +190,7 @@ public final class IcebergChangelogSource implements Serializable {
         Long startSnapshotId;
         private Long startTimestamp;
         private Duration monitorInterval = IcebergSourceOptions.MONITOR_INTERVAL.defaultValue();
+        private BeforeImages beforeImages = IcebergSourceOptions.BEFORE_IMAGES.defaultValue();
         Integer parallelism;
         private String uidPrefix;
 
@@ -218,9 +233,19 @@ public final class IcebergChangelogSource implements Serializable {
         }
 
         /**
+         * {@code before-images}: where removed rows' values come from ({@link BeforeImages}); {@code
+         * STATE} keeps each key's latest row and reads upsert tables several times faster.
+         */
+        public Builder beforeImages(BeforeImages beforeImages) {
+            this.beforeImages = beforeImages;
+            return this;
+        }
+
+        /**
          * The read options among these, by their keys ({@code starting-strategy}, {@code
-         * start-snapshot-id}, {@code start-snapshot-timestamp}, {@code monitor-interval}); other keys
-         * are left alone, as a SQL table's options hold the table's properties too.
+         * start-snapshot-id}, {@code start-snapshot-timestamp}, {@code monitor-interval}, {@code
+         * before-images}); other keys are left alone, as a SQL table's options hold the table's
+         * properties too.
          */
         public Builder options(Map<String, String> options) {
             Configuration conf = Configuration.fromMap(options);
@@ -228,6 +253,7 @@ public final class IcebergChangelogSource implements Serializable {
             conf.getOptional(IcebergSourceOptions.START_SNAPSHOT_ID).ifPresent(id -> this.startSnapshotId = id);
             conf.getOptional(IcebergSourceOptions.START_SNAPSHOT_TIMESTAMP).ifPresent(t -> this.startTimestamp = t);
             this.monitorInterval = conf.get(IcebergSourceOptions.MONITOR_INTERVAL);
+            this.beforeImages = conf.get(IcebergSourceOptions.BEFORE_IMAGES);
             return this;
         }
 
@@ -252,6 +278,7 @@ public final class IcebergChangelogSource implements Serializable {
             b.startSnapshotId = startSnapshotId;
             b.startTimestamp = startTimestamp;
             b.monitorInterval = monitorInterval;
+            b.beforeImages = beforeImages;
             b.parallelism = parallelism;
             b.uidPrefix = uidPrefix;
             return b;
@@ -268,6 +295,17 @@ public final class IcebergChangelogSource implements Serializable {
             } else if (strategy == StartingStrategy.INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP && startTimestamp == null) {
                 problems.add("'starting-strategy' INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP needs"
                         + " 'start-snapshot-timestamp': set startSnapshotTimestamp(...).");
+            }
+            if (beforeImages == null) {
+                problems.add("'before-images' must not be null: FILES (the default) or STATE.");
+            } else if (beforeImages == BeforeImages.STATE
+                    && strategy != null
+                    && strategy != StartingStrategy.TABLE_SCAN_THEN_INCREMENTAL
+                    && strategy != StartingStrategy.INCREMENTAL_FROM_EARLIEST_SNAPSHOT) {
+                problems.add("'before-images' STATE keeps each key's latest row, so the read must see every"
+                        + " live row, but 'starting-strategy' " + strategy + " starts after rows it would miss:"
+                        + " use TABLE_SCAN_THEN_INCREMENTAL or INCREMENTAL_FROM_EARLIEST_SNAPSHOT, or"
+                        + " before-images FILES.");
             }
             if (monitorInterval == null || monitorInterval.isNegative() || monitorInterval.isZero()) {
                 problems.add("'monitor-interval' must be positive, got " + monitorInterval + ".");

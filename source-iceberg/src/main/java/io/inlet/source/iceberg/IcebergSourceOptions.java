@@ -35,6 +35,23 @@ public final class IcebergSourceOptions {
         INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP
     }
 
+    /** Where the changelog read finds a removed row's values, its before-image. */
+    public enum BeforeImages {
+        /**
+         * From the table's files: whole-row deletes are the before-images; for a key-only delete
+         * (upsert mode) the older data files holding the key are read again. No state, any start.
+         */
+        FILES,
+        /**
+         * From keyed state: the pairing keeps each live key's latest row, so a key-only delete reads
+         * only the delete file. State as large as the table (one row per key, in the job's state
+         * backend); exact only when the read has seen every live row, so it needs {@code
+         * TABLE_SCAN_THEN_INCREMENTAL} or {@code INCREMENTAL_FROM_EARLIEST_SNAPSHOT} from the table's
+         * first snapshot, and a read cannot switch modes on restore.
+         */
+        STATE
+    }
+
     /** How a streaming SQL read of a table with identifier fields reads it. */
     public enum StreamingReadMode {
         /** Inlet's changelog read: {@code +I}, {@code -U}/{@code +U}, {@code -D}, every snapshot. */
@@ -75,6 +92,16 @@ public final class IcebergSourceOptions {
             .defaultValue(StartingStrategy.TABLE_SCAN_THEN_INCREMENTAL)
             .withDescription("Where the read starts: the current table then its changes (the default), or the"
                     + " changes from the latest snapshot, the earliest, a snapshot id or a timestamp.");
+
+    public static final ConfigOption<BeforeImages> BEFORE_IMAGES = ConfigOptions.key("before-images")
+            .enumType(BeforeImages.class)
+            .defaultValue(BeforeImages.FILES)
+            .withDescription("Where the changelog read finds the rows a snapshot removed: 'files' (the default)"
+                    + " reads them from the table (for key-only deletes of upsert tables, the older files that hold"
+                    + " the keys, again per snapshot); 'state' keeps each key's latest row in keyed state (as large"
+                    + " as the table) and reads only the delete files, several times faster on upsert tables. 'state'"
+                    + " needs starting-strategy TABLE_SCAN_THEN_INCREMENTAL or INCREMENTAL_FROM_EARLIEST_SNAPSHOT, and"
+                    + " a restored read keeps the mode it started with.");
 
     public static final ConfigOption<Long> START_SNAPSHOT_ID = ConfigOptions.key("start-snapshot-id")
             .longType()

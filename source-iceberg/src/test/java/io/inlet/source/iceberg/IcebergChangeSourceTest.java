@@ -92,6 +92,16 @@ class IcebergChangeSourceTest {
         wrongStrategy.put("start-snapshot-id", "42");
         assertThatThrownBy(() -> create(wrongStrategy)).hasMessageContaining("set it to INCREMENTAL_FROM_SNAPSHOT_ID");
 
+        Map<String, String> stateFromLatest = options("db.a");
+        stateFromLatest.put("before-images", "state");
+        stateFromLatest.put("starting-strategy", "INCREMENTAL_FROM_LATEST_SNAPSHOT");
+        assertThatThrownBy(() -> create(stateFromLatest))
+                .hasMessageContaining("'before-images' STATE keeps each key's latest row")
+                .hasMessageContaining("use TABLE_SCAN_THEN_INCREMENTAL or INCREMENTAL_FROM_EARLIEST_SNAPSHOT");
+        Map<String, String> state = options("db.a");
+        state.put("before-images", "state");
+        assertThat(create(state)).as("the key is known to the factory").isNotNull();
+
         Map<String, String> noWarehouse = options("db.a");
         noWarehouse.remove("warehouse");
         assertThatThrownBy(() -> create(noWarehouse)).hasMessageContaining("A hadoop catalog needs 'warehouse'");

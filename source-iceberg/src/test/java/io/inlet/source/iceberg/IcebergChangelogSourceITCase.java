@@ -1,5 +1,6 @@
 package io.inlet.source.iceberg;
 
+import io.inlet.source.iceberg.IcebergSourceOptions.BeforeImages;
 import io.inlet.source.iceberg.internal.TestTables;
 
 import org.apache.flink.api.common.functions.MapFunction;
@@ -25,6 +26,8 @@ import org.apache.iceberg.flink.CatalogLoader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -57,10 +60,15 @@ class IcebergChangelogSourceITCase {
 
     /** The table's changelog, looked for every 100 ms. */
     private IcebergChangelogSource changelog(String table) {
+        return changelog(table, BeforeImages.FILES);
+    }
+
+    private IcebergChangelogSource changelog(String table, BeforeImages beforeImages) {
         return IcebergChangelogSource.builder()
                 .catalogLoader(loader())
                 .table(table)
                 .monitorInterval(Duration.ofMillis(100))
+                .beforeImages(beforeImages)
                 .build();
     }
 
@@ -83,14 +91,16 @@ class IcebergChangelogSourceITCase {
         }
     }
 
-    @Test
+    @ParameterizedTest(name = "before-images {0}")
+    @EnumSource(BeforeImages.class)
     @Timeout(240)
-    void followsUpdatesAndDeletesSnapshotBySnapshotExactlyOnceAcrossAFailure() throws Exception {
-        Table table = TestTables.create(warehouse, "orders", false);
+    void followsUpdatesAndDeletesSnapshotBySnapshotExactlyOnceAcrossAFailure(BeforeImages beforeImages)
+            throws Exception {
+        Table table = TestTables.create(warehouse, "orders_" + beforeImages, false);
         TestTables.Churn churn = new TestTables.Churn(table, true, new Random(11), 20, 1);
         churn.commit(0, 10);
 
-        IcebergChangelogSource changelog = changelog("db.orders");
+        IcebergChangelogSource changelog = changelog("db.orders_" + beforeImages, beforeImages);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         env.enableCheckpointing(200);
@@ -153,13 +163,15 @@ class IcebergChangelogSourceITCase {
         return env.executeAsync("iceberg changelog");
     }
 
-    @Test
+    @ParameterizedTest(name = "before-images {0}")
+    @EnumSource(BeforeImages.class)
     @Timeout(240)
-    void aStopWithSavepointAndARestoreIntoANewJobGoOnFromTheLastSnapshotRead() throws Exception {
-        Table table = TestTables.create(warehouse, "restored", false);
+    void aStopWithSavepointAndARestoreIntoANewJobGoOnFromTheLastSnapshotRead(BeforeImages beforeImages)
+            throws Exception {
+        Table table = TestTables.create(warehouse, "restored_" + beforeImages, false);
         TestTables.Churn churn = new TestTables.Churn(table, true, new Random(13), 20, 1);
         churn.commit(0, 10);
-        IcebergChangelogSource changelog = changelog("db.restored");
+        IcebergChangelogSource changelog = changelog("db.restored_" + beforeImages, beforeImages);
         Collect.ROWS.clear();
         TestTables.Materialized materialized = new TestTables.Materialized();
         JobClient first = start(changelog, null);
@@ -196,13 +208,14 @@ class IcebergChangelogSourceITCase {
         }
     }
 
-    @Test
+    @ParameterizedTest(name = "before-images {0}")
+    @EnumSource(BeforeImages.class)
     @Timeout(240)
-    void aGroupByCountOverTheStreamEqualsTheBatchCountAfterEverySnapshot() throws Exception {
-        Table table = TestTables.create(warehouse, "counted", true);
+    void aGroupByCountOverTheStreamEqualsTheBatchCountAfterEverySnapshot(BeforeImages beforeImages) throws Exception {
+        Table table = TestTables.create(warehouse, "counted_" + beforeImages, true);
         TestTables.Churn churn = new TestTables.Churn(table, false, new Random(17), 15, 3);
         churn.commit(0, 20);
-        IcebergChangelogSource changelog = changelog("db.counted");
+        IcebergChangelogSource changelog = changelog("db.counted_" + beforeImages, beforeImages);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         env.enableCheckpointing(200);
@@ -267,5 +280,44 @@ class IcebergChangelogSourceITCase {
                         .startingStrategy(IcebergSourceOptions.StartingStrategy.INCREMENTAL_FROM_SNAPSHOT_ID)
                         .build())
                 .hasMessageContaining("start-snapshot-id");
+        assertThatThrownBy(() -> IcebergChangelogSource.builder()
+                        .catalogLoader(loader())
+                        .table("db.items")
+                        .startingStrategy(IcebergSourceOptions.StartingStrategy.INCREMENTAL_FROM_LATEST_SNAPSHOT)
+                        .beforeImages(BeforeImages.STATE)
+                        .build())
+                .hasMessageContaining("'before-images' STATE")
+                .hasMessageContaining("use TABLE_SCAN_THEN_INCREMENTAL or INCREMENTAL_FROM_EARLIEST_SNAPSHOT");
+    }
+
+    @Test
+    @Timeout(120)
+    void beforeImagesFromStateRefuseAnEarliestSnapshotWhoseParentExpired() throws Exception {
+        Table table = TestTables.create(warehouse, "expired", false);
+        TestTables.Churn churn = new TestTables.Churn(table, true, new Random(19), 10, 1);
+        churn.commit(0, 10);
+        long first = table.currentSnapshot().snapshotId();
+        churn.commit(1, 10);
+        churn.commit(2, 10);
+        table.expireSnapshots().expireSnapshotId(first).commit();
+        IcebergChangelogSource changelog = IcebergChangelogSource.builder()
+                .catalogLoader(loader())
+                .table("db.expired")
+                .startingStrategy(IcebergSourceOptions.StartingStrategy.INCREMENTAL_FROM_EARLIEST_SNAPSHOT)
+                .beforeImages(BeforeImages.STATE)
+                .build();
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        env.enableCheckpointing(200);
+        assertThatThrownBy(() -> {
+                    try (CloseableIterator<RowData> out =
+                            changelog.createStream(env).executeAndCollect("expired history")) {
+                        out.hasNext();
+                    }
+                })
+                .rootCause()
+                .hasMessageContaining("before-images STATE needs every live row read")
+                .hasMessageContaining("has an expired parent")
+                .hasMessageContaining("TABLE_SCAN_THEN_INCREMENTAL");
     }
 }

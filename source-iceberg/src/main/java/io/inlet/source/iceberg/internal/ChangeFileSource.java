@@ -43,7 +43,13 @@ public final class ChangeFileSource
     private final Long startTimestamp;
 
     private final long intervalMs;
+    private final boolean keysFromState;
 
+    /**
+     * @param rowType the rows' type on the way to the pairing: the table's with the {@link
+     *     CommitColumns}, every column nullable (a key-only delete carries its key only)
+     * @param keysFromState before-images STATE: key-only deletes are read as keys
+     */
     public ChangeFileSource(
             CatalogLoader catalogLoader,
             String table,
@@ -52,7 +58,8 @@ public final class ChangeFileSource
             StartingStrategy strategy,
             @Nullable Long startSnapshotId,
             @Nullable Long startTimestamp,
-            long intervalMs) {
+            long intervalMs,
+            boolean keysFromState) {
         this.catalogLoader = catalogLoader;
         this.table = table;
         this.schemaJson = schemaJson;
@@ -61,6 +68,7 @@ public final class ChangeFileSource
         this.startSnapshotId = startSnapshotId;
         this.startTimestamp = startTimestamp;
         this.intervalMs = intervalMs;
+        this.keysFromState = keysFromState;
     }
 
     @Override
@@ -88,7 +96,15 @@ public final class ChangeFileSource
     public SplitEnumerator<ChangeSplit, ChangelogPosition> restoreEnumerator(
             SplitEnumeratorContext<ChangeSplit> context, ChangelogPosition position) {
         return new ChangelogEnumerator(
-                context, catalogLoader, table, strategy, startSnapshotId, startTimestamp, intervalMs, position);
+                context,
+                catalogLoader,
+                table,
+                strategy,
+                startSnapshotId,
+                startTimestamp,
+                intervalMs,
+                keysFromState,
+                position);
     }
 
     @Override

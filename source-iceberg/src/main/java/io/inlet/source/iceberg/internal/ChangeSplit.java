@@ -43,7 +43,13 @@ public final class ChangeSplit implements SourceSplit {
          * As {@link #ADDED}, in an epoch whose splits all add rows (an append, the initial scan): its
          * rows pair with nothing, so they may leave as soon as the epochs before are complete.
          */
-        ADDED_ALONE
+        ADDED_ALONE,
+        /**
+         * A key-only equality delete file of the snapshot, read with {@code before-images} STATE: its
+         * keys are removed (rows with the key columns only, tagged {@code -U}); the pairing's state
+         * holds their values. The task is the file's format and path, on two lines.
+         */
+        KEY_DELETES
     }
 
     /** {@link #sequenceNumber()} of a split restored from version 1, which did not hold it. */
@@ -106,6 +112,10 @@ public final class ChangeSplit implements SourceSplit {
 
     public static ChangeSplit rowDeletes(long epoch, int index, Commit commit, String formatAndPath) {
         return of(epoch, index, commit, Kind.ROW_DELETES, formatAndPath, null);
+    }
+
+    public static ChangeSplit keyDeletes(long epoch, int index, Commit commit, String formatAndPath) {
+        return of(epoch, index, commit, Kind.KEY_DELETES, formatAndPath, null);
     }
 
     /** A new split, nothing read yet. */

@@ -80,6 +80,9 @@ public final class ChangeSplitReader {
         if (split.kind() == ChangeSplit.Kind.ROW_DELETES) {
             return tagged(deletedRows(split.task()), RowKind.DELETE);
         }
+        if (split.kind() == ChangeSplit.Kind.KEY_DELETES) {
+            return deletedKeys(split.task());
+        }
         FileScanTask task = ScanTaskParser.fromJson(split.task(), true);
         switch (split.kind()) {
             case ADDED:
@@ -220,6 +223,48 @@ public final class ChangeSplitReader {
                 FileFormat.fromString(formatAndPath.substring(0, newline)),
                 formatAndPath.substring(newline + 1),
                 schema);
+    }
+
+    /**
+     * The keys of an equality delete file on the identifier fields, as rows of the table with the key
+     * columns set and the others null, tagged {@code -U}: the pairing's state holds their values.
+     */
+    private CloseableIterator<RowData> deletedKeys(String formatAndPath) {
+        int newline = formatAndPath.indexOf('\n');
+        Schema keySchema = schema.select(schema.identifierFieldNames());
+        int[] positions = new int[keySchema.columns().size()];
+        RowData.FieldGetter[] keyFields = new RowData.FieldGetter[positions.length];
+        for (int i = 0; i < positions.length; i++) {
+            int id = keySchema.columns().get(i).fieldId();
+            positions[i] = schema.columns().indexOf(schema.findField(id));
+            keyFields[i] =
+                    RowData.createFieldGetter(FlinkSchemaUtil.convert(keySchema).getTypeAt(i), i);
+        }
+        CloseableIterator<RowData> keyRows = readFile(
+                FileFormat.fromString(formatAndPath.substring(0, newline)),
+                formatAndPath.substring(newline + 1),
+                keySchema);
+        GenericRowData reused = new GenericRowData(RowKind.UPDATE_BEFORE, fields.length);
+        return new CloseableIterator<>() {
+            @Override
+            public boolean hasNext() {
+                return keyRows.hasNext();
+            }
+
+            @Override
+            public RowData next() {
+                RowData key = keyRows.next();
+                for (int i = 0; i < positions.length; i++) {
+                    reused.setField(positions[i], keyFields[i].getFieldOrNull(key));
+                }
+                return reused;
+            }
+
+            @Override
+            public void close() throws IOException {
+                keyRows.close();
+            }
+        };
     }
 
     /** A delete file's rows, in the given projection. */

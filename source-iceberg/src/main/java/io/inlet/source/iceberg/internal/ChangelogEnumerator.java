@@ -61,6 +61,8 @@ public final class ChangelogEnumerator implements SplitEnumerator<ChangeSplit, C
     private final Long startSnapshotId;
     private final Long startTimestamp;
     private final long intervalMs;
+    /** before-images STATE: key-only deletes are read as keys, the pairing holds the rows. */
+    private final boolean keysFromState;
 
     private boolean started;
     private Long lastFound;
@@ -91,6 +93,7 @@ public final class ChangelogEnumerator implements SplitEnumerator<ChangeSplit, C
             @Nullable Long startSnapshotId,
             @Nullable Long startTimestamp,
             long intervalMs,
+            boolean keysFromState,
             ChangelogPosition position) {
         this.context = context;
         this.catalogLoader = catalogLoader;
@@ -99,6 +102,7 @@ public final class ChangelogEnumerator implements SplitEnumerator<ChangeSplit, C
         this.startSnapshotId = startSnapshotId;
         this.startTimestamp = startTimestamp;
         this.intervalMs = intervalMs;
+        this.keysFromState = keysFromState;
         this.started = position.started;
         this.lastFound = position.lastFound;
         this.nextEpoch = position.nextEpoch;
@@ -204,6 +208,15 @@ public final class ChangelogEnumerator implements SplitEnumerator<ChangeSplit, C
                     + " again (e.g. starting-strategy TABLE_SCAN_THEN_INCREMENTAL) or keep snapshots longer"
                     + " (history.expire.*).");
         }
+        Snapshot oldest = newer.isEmpty() ? null : t.snapshot(newer.get(newer.size() - 1));
+        if (!isStarted && keysFromState && from == null && oldest != null && oldest.parentId() != null) {
+            // From the earliest snapshot, but the history before it expired: rows live at its parent
+            // were never read, so state would lack their before-images.
+            throw new InletStopException("Iceberg table " + table + ": before-images STATE needs every live row read,"
+                    + " but the earliest snapshot still in the history (" + oldest.snapshotId() + ") has an expired"
+                    + " parent, whose rows this read would not see. Use starting-strategy"
+                    + " TABLE_SCAN_THEN_INCREMENTAL, or before-images FILES.");
+        }
         Collections.reverse(newer);
         Long last = newer.isEmpty() ? from : newer.get(newer.size() - 1);
         return new Found(isStarted, after, last, newer, false);
@@ -253,7 +266,9 @@ public final class ChangelogEnumerator implements SplitEnumerator<ChangeSplit, C
             throw new InletStopException("Iceberg table " + table + ": snapshot " + u.snapshotId + " expired before"
                     + " its changes were read. Start the read again, or keep snapshots longer (history.expire.*).");
         }
-        return u.scan ? SnapshotPlanner.scan(planned, s, u.epoch) : SnapshotPlanner.changes(planned, s, u.epoch);
+        return u.scan
+                ? SnapshotPlanner.scan(planned, s, u.epoch)
+                : SnapshotPlanner.changes(planned, s, u.epoch, keysFromState);
     }
 
     private void planNext() {

@@ -49,6 +49,8 @@ import java.util.Set;
  *   <li>each older data file one of the snapshot's other delete files reaches (position deletes,
  *       equality deletes of keys only): the rows live with the older deletes and gone with those
  *       as well are removed;
+ *   <li>with before-images STATE, each equality delete file of the table's keys instead: its keys
+ *       are removed, their rows are in the pairing's state, and the older files they reach are not read;
  *   <li>each data file the snapshot removed whole, as it was at the parent: all its rows are removed.
  * </ul>
  *
@@ -61,9 +63,13 @@ public final class SnapshotPlanner {
 
     private SnapshotPlanner() {}
 
-    /** The splits of the snapshot's changes. */
-    public static List<ChangeSplit> changes(Table table, Snapshot snapshot, long epoch) {
-        return aloneIfOnlyAdded(plan(table, snapshot, epoch));
+    /**
+     * The splits of the snapshot's changes; with {@code keysFromState} (before-images STATE) each
+     * key-only equality delete file on the table's identifier fields is a {@link
+     * ChangeSplit.Kind#KEY_DELETES} split of its own, and the older files it reaches are not read.
+     */
+    public static List<ChangeSplit> changes(Table table, Snapshot snapshot, long epoch, boolean keysFromState) {
+        return aloneIfOnlyAdded(plan(table, snapshot, epoch, keysFromState));
     }
 
     /** An epoch whose splits all add rows: they are marked, so the pairing can let them through at once. */
@@ -78,7 +84,7 @@ public final class SnapshotPlanner {
         return alone;
     }
 
-    private static List<ChangeSplit> plan(Table table, Snapshot snapshot, long epoch) {
+    private static List<ChangeSplit> plan(Table table, Snapshot snapshot, long epoch, boolean keysFromState) {
         String operation = snapshot.operation();
         if (DataOperations.REPLACE.equals(operation)) {
             return List.of();
@@ -98,12 +104,16 @@ public final class SnapshotPlanner {
         // mode) are the before-images themselves: the older files they reach need not be read.
         Schema schema = table.schemas().getOrDefault(snapshot.schemaId(), table.schema());
         List<DeleteFile> rowDeletes = new ArrayList<>();
+        List<DeleteFile> keyDeletes = new ArrayList<>();
         for (DeleteFile d : addedDeletes) {
             if (holdsWholeRows(table, d, schema)) {
                 rowDeletes.add(d);
+            } else if (keysFromState && deletesKeys(d, schema)) {
+                keyDeletes.add(d);
             }
         }
         Set<String> readFromDeletes = paths(rowDeletes);
+        readFromDeletes.addAll(paths(keyDeletes));
 
         List<ChangeSplit> splits = new ArrayList<>();
         long id = snapshot.snapshotId();
@@ -145,6 +155,9 @@ public final class SnapshotPlanner {
         }
         for (DeleteFile d : rowDeletes) {
             splits.add(ChangeSplit.rowDeletes(epoch, splits.size(), commit, d.format() + "\n" + d.path()));
+        }
+        for (DeleteFile d : keyDeletes) {
+            splits.add(ChangeSplit.keyDeletes(epoch, splits.size(), commit, d.format() + "\n" + d.path()));
         }
         if (!removedFiles.isEmpty() && snapshot.parentId() != null) {
             try (CloseableIterable<FileScanTask> tasks = table.newScan()
@@ -218,6 +231,28 @@ public final class SnapshotPlanner {
             throw new UncheckedIOException("Reading the schema of delete file " + d.path() + " of " + table.name(), e);
         }
         return has.containsAll(needed);
+    }
+
+    /**
+     * Whether an equality delete file deletes by the table's identifier fields, all top-level
+     * columns, in a format this reader opens directly: its keys are then the changelog's keys.
+     */
+    static boolean deletesKeys(DeleteFile d, Schema schema) {
+        if (d.content() != FileContent.EQUALITY_DELETES
+                || d.keyMetadata() != null
+                || (d.format() != FileFormat.PARQUET && d.format() != FileFormat.AVRO)) {
+            return false;
+        }
+        Set<Integer> ids = schema.identifierFieldIds();
+        if (ids.isEmpty() || !ids.equals(new HashSet<>(d.equalityFieldIds()))) {
+            return false;
+        }
+        for (int id : ids) {
+            if (schema.columns().stream().noneMatch(c -> c.fieldId() == id)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static FileScanTask withDeletes(FileScanTask task, List<DeleteFile> deletes) {

@@ -109,13 +109,19 @@ class InletWrittenChangelogITCase {
             List<Snapshot> snapshots = new ArrayList<>();
             table.snapshots().forEach(snapshots::add);
             assertThat(snapshots).as("one snapshot per checkpoint with changes").hasSizeGreaterThan(8);
-            SnapshotChanges changes = new SnapshotChanges(table);
-            TestTables.Materialized materialized = new TestTables.Materialized();
-            for (Snapshot s : snapshots) {
-                changes.of(s).forEach(materialized::apply);
-                assertThat(materialized.rows)
-                        .as("after snapshot %s (%s)", s.sequenceNumber(), s.summary())
-                        .isEqualTo(TestTables.batch(table, s.snapshotId()));
+            // Both ways to the before-images: read from the files, and kept in the pairing's state.
+            for (boolean keysFromState : new boolean[] {false, true}) {
+                try (SnapshotChanges changes = new SnapshotChanges(table, keysFromState)) {
+                    TestTables.Materialized materialized = new TestTables.Materialized();
+                    for (Snapshot s : snapshots) {
+                        changes.of(s).forEach(materialized::apply);
+                        assertThat(materialized.rows)
+                                .as(
+                                        "after snapshot %s (%s), before-images from state %s",
+                                        s.sequenceNumber(), s.summary(), keysFromState)
+                                .isEqualTo(TestTables.batch(table, s.snapshotId()));
+                    }
+                }
             }
         }
     }
