@@ -30,7 +30,8 @@ import java.util.stream.Collectors;
  * </pre>
  *
  * Options: {@code --only} (comma-separated: snapshot-iceberg, snapshot-hudi, binlog-iceberg,
- * kafka-iceberg, kafka-hudi, changelog-iceberg, changelog-upsert-iceberg, many-iceberg, proxies, scaling, jmh),
+ * kafka-iceberg, kafka-hudi, changelog-iceberg, changelog-upsert-iceberg, changelog-upsert-state-iceberg,
+ * many-iceberg, proxies, scaling, jmh),
  * {@code --rows} (MySQL rows, and the changelog reads' initial rows, 1,000,000),
  * {@code --kafka-rows} (5,000,000: start-up hides the steady rate on fewer), {@code --changes} (binlog changes,
  * 200,000), {@code --trials} (3),
@@ -52,6 +53,7 @@ public final class Bench {
             "kafka-hudi",
             "changelog-iceberg",
             "changelog-upsert-iceberg",
+            "changelog-upsert-state-iceberg",
             "many-iceberg",
             "proxies",
             "scaling",
@@ -139,7 +141,9 @@ public final class Bench {
         if (only.contains("kafka-hudi")) {
             compare(services, "kafka-hudi", kafkaRows, services.kafkaArgs(kafkaRows), null, false);
         }
-        if (only.contains("changelog-iceberg") || only.contains("changelog-upsert-iceberg")) {
+        if (only.contains("changelog-iceberg")
+                || only.contains("changelog-upsert-iceberg")
+                || only.contains("changelog-upsert-state-iceberg")) {
             long changes = Long.parseLong(opts.get("changes"));
             Path data = out.resolve("changelog-data");
             long t0 = System.nanoTime();
@@ -149,7 +153,8 @@ public final class Bench {
             Map<String, String> base = new LinkedHashMap<>();
             base.put("changelog-warehouse", data.toString());
             base.put("changelog-expected", String.valueOf(expected));
-            for (String scenario : List.of("changelog-iceberg", "changelog-upsert-iceberg")) {
+            for (String scenario :
+                    List.of("changelog-iceberg", "changelog-upsert-iceberg", "changelog-upsert-state-iceberg")) {
                 if (only.contains(scenario)) {
                     compare(services, scenario, rows + changes, base, null, false);
                 }

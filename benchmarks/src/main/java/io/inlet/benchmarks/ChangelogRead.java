@@ -52,7 +52,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * per snapshot) written by Iceberg's Flink changelog writer (what Inlet's sink writes for binlog
  * changes: full-row equality deletes), and for {@code changelog-upsert-iceberg} the same changes by
  * its upsert writer (key-only equality deletes, as Iceberg's SQL upsert tables get); the copy
- * appends the same rows and one row per change. The
+ * appends the same rows and one row per change; {@code changelog-upsert-state-iceberg} reads the upsert
+ * table with {@code 'before-images' = 'state'}. The
  * clock runs from job submission to the last expected row at the sink; the rate counts source
  * changes ({@code rows + changes}) on both sides.
  */
@@ -228,7 +229,10 @@ final class ChangelogRead {
             throws Exception {
         String warehouse = Path.of(a.get("changelog-warehouse")).toUri().toString();
         boolean inlet = "inlet".equals(system);
-        String changing = "changelog-upsert-iceberg".equals(a.get("scenario")) ? "upserts" : "changes";
+        String scenario = a.get("scenario");
+        String changing = scenario.startsWith("changelog-upsert") ? "upserts" : "changes";
+        // Inlet's read of the upsert table with each key's latest row kept in state, not read again.
+        String beforeImages = "changelog-upsert-state-iceberg".equals(scenario) ? ", 'before-images' = 'state'" : "";
         long expected = Long.parseLong(inlet ? a.get("changelog-expected") : a.get("rows"));
         try (Measure m = Measure.start()) {
             StreamExecutionEnvironment env = LocalEnvironments.create(parallelism);
@@ -240,7 +244,8 @@ final class ChangelogRead {
                     + "', 'catalog-type' = 'hadoop', 'warehouse' = '" + warehouse + "')");
             String query = "SELECT * FROM lake.db." + (inlet ? changing : "appended")
                     + " /*+ OPTIONS('streaming' = 'true', 'monitor-interval' = '1s',"
-                    + " 'starting-strategy' = 'INCREMENTAL_FROM_EARLIEST_SNAPSHOT') */";
+                    + " 'starting-strategy' = 'INCREMENTAL_FROM_EARLIEST_SNAPSHOT'" + (inlet ? beforeImages : "")
+                    + ") */";
             t.toChangelogStream(t.sqlQuery(query)).addSink(new Count());
             SEEN.set(0);
             JobClient job = env.executeAsync("changelog read, " + system);

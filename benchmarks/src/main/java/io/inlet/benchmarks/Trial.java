@@ -114,6 +114,7 @@ public final class Trial {
                 return ManyTables.run(a, system, parallelism, checkpointMs, work, r);
             case "changelog-iceberg":
             case "changelog-upsert-iceberg":
+            case "changelog-upsert-state-iceberg":
                 return ChangelogRead.run(a, system, parallelism, checkpointMs, work, r);
             case "proxy-appender":
                 return proxyAppender(r);
