@@ -15,6 +15,7 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.iceberg.SchemaParser;
 import org.apache.iceberg.flink.CatalogLoader;
 
 import javax.annotation.Nullable;
@@ -104,6 +105,7 @@ public final class ChangeFileSource
                 startTimestamp,
                 intervalMs,
                 keysFromState,
+                SchemaParser.fromJson(schemaJson),
                 position);
     }
 

@@ -11,6 +11,7 @@ import io.inlet.source.iceberg.internal.ChangelogPosition.Unplanned;
 import org.apache.flink.api.connector.source.SourceEvent;
 import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
@@ -63,6 +64,8 @@ public final class ChangelogEnumerator implements SplitEnumerator<ChangeSplit, C
     private final long intervalMs;
     /** before-images STATE: key-only deletes are read as keys, the pairing holds the rows. */
     private final boolean keysFromState;
+    /** The schema the read was built with, which the snapshots read must keep. */
+    private final Schema readSchema;
 
     private boolean started;
     private Long lastFound;
@@ -94,6 +97,7 @@ public final class ChangelogEnumerator implements SplitEnumerator<ChangeSplit, C
             @Nullable Long startTimestamp,
             long intervalMs,
             boolean keysFromState,
+            Schema readSchema,
             ChangelogPosition position) {
         this.context = context;
         this.catalogLoader = catalogLoader;
@@ -103,6 +107,7 @@ public final class ChangelogEnumerator implements SplitEnumerator<ChangeSplit, C
         this.startTimestamp = startTimestamp;
         this.intervalMs = intervalMs;
         this.keysFromState = keysFromState;
+        this.readSchema = readSchema;
         this.started = position.started;
         this.lastFound = position.lastFound;
         this.nextEpoch = position.nextEpoch;
@@ -266,6 +271,7 @@ public final class ChangelogEnumerator implements SplitEnumerator<ChangeSplit, C
             throw new InletStopException("Iceberg table " + table + ": snapshot " + u.snapshotId + " expired before"
                     + " its changes were read. Start the read again, or keep snapshots longer (history.expire.*).");
         }
+        SnapshotPlanner.checkSchema(planned, s, readSchema);
         return u.scan
                 ? SnapshotPlanner.scan(planned, s, u.epoch)
                 : SnapshotPlanner.changes(planned, s, u.epoch, keysFromState);

@@ -27,6 +27,7 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.parquet.ParquetUtil;
 import org.apache.iceberg.types.TypeUtil;
+import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.ThreadPools;
 
 import java.io.IOException;
@@ -274,6 +275,38 @@ public final class SnapshotPlanner {
         Set<String> out = new HashSet<>();
         files.forEach(f -> out.add(f.path().toString()));
         return out;
+    }
+
+    /**
+     * Fails when the snapshot's schema changed a column the read's schema has: a type widened, a
+     * required column dropped. The read keeps the schema it was built with, and such files would fail
+     * every attempt the same way. Added columns are not read; a dropped optional one reads as NULL.
+     */
+    public static void checkSchema(Table table, Snapshot snapshot, Schema read) {
+        Integer id = snapshot.schemaId();
+        Schema at = id == null ? null : table.schemas().get(id);
+        if (at == null || at.sameSchema(read)) {
+            return;
+        }
+        TypeUtil.indexById(read.asStruct()).forEach((fieldId, field) -> {
+            Types.NestedField now = at.findField(fieldId);
+            String problem = null;
+            if (now == null && field.isRequired()) {
+                problem = "required column '" + read.findColumnName(fieldId) + "' was dropped";
+            } else if (now != null
+                    && field.type().isPrimitiveType()
+                    && !now.type().equals(field.type())) {
+                problem = "column '" + read.findColumnName(fieldId) + "' is now " + now.type() + " (the read has "
+                        + field.type() + ")";
+            }
+            if (problem != null) {
+                throw new InletStopException("Cannot read snapshot " + snapshot.snapshotId() + " of Iceberg table "
+                        + table.name() + " (operation " + snapshot.operation() + ", written by " + writer(snapshot)
+                        + "): its schema (id " + id + ") changed what this read reads: " + problem + ". The changelog"
+                        + " read keeps the schema it was built with; start a new read (a new uid prefix, from the"
+                        + " table scan) to read the new schema.");
+            }
+        });
     }
 
     /** Who wrote a snapshot, from its summary: Inlet's sink, Iceberg's Flink sink, or the engine it names. */

@@ -1,14 +1,18 @@
 package io.inlet.source.iceberg.internal;
 
+import io.inlet.core.InletStopException;
+
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.RowKind;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.TaskWriter;
+import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -27,6 +31,7 @@ import static io.inlet.source.iceberg.internal.TestTables.current;
 import static io.inlet.source.iceberg.internal.TestTables.row;
 import static io.inlet.source.iceberg.internal.TestTables.writer;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Snapshots read as changes, against tables written by Iceberg's own Flink delta writer (equality
@@ -223,5 +228,33 @@ class SnapshotChangesTest {
         assertThat(new SnapshotChanges(table).of(table.currentSnapshot()))
                 .extracting(SnapshotChangesTest::describe)
                 .containsExactly("-D3=c");
+    }
+
+    @Test
+    void aSnapshotWhoseSchemaChangedAColumnTheReadHasFailsWithTheColumnNamed() throws Exception {
+        Table table = table("evolving", false);
+        Schema read = table.schema();
+        TaskWriter<RowData> w = writer(table, true, 0);
+        w.write(row(RowKind.INSERT, 1, 0, "a"));
+        commit(table, w.complete());
+        table.refresh();
+        SnapshotPlanner.checkSchema(table, table.currentSnapshot(), read);
+
+        table.updateSchema().addColumn("extra", Types.IntegerType.get()).commit();
+        table.newAppend().commit();
+        table.refresh();
+        // A column the read does not have: not read, the read goes on.
+        SnapshotPlanner.checkSchema(table, table.currentSnapshot(), read);
+
+        table.updateSchema().updateColumn("region", Types.LongType.get()).commit();
+        table.newAppend().commit();
+        table.refresh();
+        Snapshot widened = table.currentSnapshot();
+        assertThatThrownBy(() -> SnapshotPlanner.checkSchema(table, widened, read))
+                .isInstanceOf(InletStopException.class)
+                .hasMessageContaining("Cannot read snapshot " + widened.snapshotId())
+                .hasMessageContaining("operation append")
+                .hasMessageContaining("column 'region' is now long (the read has int)")
+                .hasMessageContaining("start a new read");
     }
 }
