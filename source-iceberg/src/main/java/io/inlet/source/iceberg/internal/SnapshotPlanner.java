@@ -278,8 +278,8 @@ public final class SnapshotPlanner {
     }
 
     /**
-     * Fails when the snapshot's schema changed a column the read's schema has: a type widened, a
-     * required column dropped. The read keeps the schema it was built with, and such files would fail
+     * Fails when the snapshot's schema changed a column the read's schema has: a type widened past
+     * the read's (or changed otherwise), a required column dropped. The read keeps the schema it was built with, and such files would fail
      * every attempt the same way. Added columns are not read; a dropped optional one reads as NULL.
      */
     public static void checkSchema(Table table, Snapshot snapshot, Schema read) {
@@ -295,7 +295,10 @@ public final class SnapshotPlanner {
                 problem = "required column '" + read.findColumnName(fieldId) + "' was dropped";
             } else if (now != null
                     && field.type().isPrimitiveType()
-                    && !now.type().equals(field.type())) {
+                    && !now.type().equals(field.type())
+                    && !TypeUtil.isPromotionAllowed(now.type(), field.type().asPrimitiveType())) {
+                // A type the read's own can be promoted from (an older snapshot than the read's
+                // schema, int read as long) is read as Iceberg reads it; a wider or another one is not.
                 problem = "column '" + read.findColumnName(fieldId) + "' is now " + now.type() + " (the read has "
                         + field.type() + ")";
             }
