@@ -249,11 +249,12 @@ public final class IcebergChangelogSource implements Serializable {
          */
         public Builder options(Map<String, String> options) {
             Configuration conf = Configuration.fromMap(options);
-            this.strategy = conf.get(IcebergSourceOptions.STARTING_STRATEGY);
+            // Only the keys present: a setting made before on this builder stays unless overridden.
+            conf.getOptional(IcebergSourceOptions.STARTING_STRATEGY).ifPresent(st -> this.strategy = st);
             conf.getOptional(IcebergSourceOptions.START_SNAPSHOT_ID).ifPresent(id -> this.startSnapshotId = id);
             conf.getOptional(IcebergSourceOptions.START_SNAPSHOT_TIMESTAMP).ifPresent(t -> this.startTimestamp = t);
-            this.monitorInterval = conf.get(IcebergSourceOptions.MONITOR_INTERVAL);
-            this.beforeImages = conf.get(IcebergSourceOptions.BEFORE_IMAGES);
+            conf.getOptional(IcebergSourceOptions.MONITOR_INTERVAL).ifPresent(i -> this.monitorInterval = i);
+            conf.getOptional(IcebergSourceOptions.BEFORE_IMAGES).ifPresent(b -> this.beforeImages = b);
             return this;
         }
 

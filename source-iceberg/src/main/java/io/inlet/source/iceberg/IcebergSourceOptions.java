@@ -47,7 +47,8 @@ public final class IcebergSourceOptions {
          * only the delete file. State as large as the table (one row per key, in the job's state
          * backend); exact only when the read has seen every live row, so it needs {@code
          * TABLE_SCAN_THEN_INCREMENTAL} or {@code INCREMENTAL_FROM_EARLIEST_SNAPSHOT} from the table's
-         * first snapshot, and a read cannot switch modes on restore.
+         * first snapshot, and a read cannot switch modes on restore. It assumes one live row per key,
+         * and reads as keys the deletes by exactly the identifier fields that reach all of a key's rows.
          */
         STATE
     }

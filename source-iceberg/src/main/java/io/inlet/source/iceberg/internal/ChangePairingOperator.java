@@ -104,12 +104,9 @@ public final class ChangePairingOperator extends AbstractStreamOperator<RowData>
         super.initializeState(context);
         mode = context.getOperatorStateStore()
                 .getUnionListState(new ListStateDescriptor<>("before-images", Types.STRING));
-        if (context.isRestored()) {
-            // State from before the option existed holds no mode: it was read from files.
-            String was = modeName(false);
-            for (String m : mode.get()) {
-                was = m;
-            }
+        // Only a recorded mode is checked: a new pairing in a restored job (a new uid prefix, with a
+        // stateful operator chained after it) counts as restored too, with nothing of its own.
+        for (String was : mode.get()) {
             if (!was.equals(modeName(keysFromState))) {
                 throw new InletStopException("This Iceberg changelog read was started with before-images " + was
                         + " and is restored with " + modeName(keysFromState) + ": its state holds "
@@ -190,26 +187,23 @@ public final class ChangePairingOperator extends AbstractStreamOperator<RowData>
 
     /**
      * One key's epoch with before-images STATE: the key was removed if any row says so, and its
-     * before-image is the latest row kept (a whole removed row only if none is kept); added rows
-     * replace it.
+     * before-image is the latest row kept; a key with no row kept is not live (the state has seen
+     * every live row), so its removal removes nothing, whatever a delete file holds. Added rows
+     * replace the kept one.
      */
     private void fromState(List<RowData> rows) throws Exception {
         boolean removed = false;
-        RowData removedRow = null;
         List<RowData> added = new ArrayList<>(1);
         for (RowData r : rows) {
             RowKind kind = r.getRowKind();
-            if (kind == RowKind.DELETE) {
-                removed = true;
-                removedRow = r;
-            } else if (kind == RowKind.UPDATE_BEFORE) {
-                removed = true; // a key-only delete: its key, no values
+            if (kind == RowKind.DELETE || kind == RowKind.UPDATE_BEFORE) {
+                removed = true; // a whole row, or a key-only delete's key: the values are the kept ones
             } else {
                 added.add(r);
             }
         }
         RowData kept = latest.value();
-        RowData before = !removed ? null : kept != null ? kept : removedRow;
+        RowData before = removed ? kept : null;
         // The before-image leaves with this epoch's commit columns, as every change of it does.
         RowData commit = rows.get(0);
         if (before != null && added.size() == 1) {

@@ -274,7 +274,7 @@ public final class ChangelogEnumerator implements SplitEnumerator<ChangeSplit, C
         SnapshotPlanner.checkSchema(planned, s, readSchema);
         return u.scan
                 ? SnapshotPlanner.scan(planned, s, u.epoch)
-                : SnapshotPlanner.changes(planned, s, u.epoch, keysFromState);
+                : SnapshotPlanner.changes(planned, s, u.epoch, readSchema, keysFromState);
     }
 
     private void planNext() {

@@ -14,6 +14,7 @@ import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.MetricsConfig;
+import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.PartitionSpecParser;
 import org.apache.iceberg.ScanTaskParser;
 import org.apache.iceberg.Schema;
@@ -69,8 +70,9 @@ public final class SnapshotPlanner {
      * key-only equality delete file on the table's identifier fields is a {@link
      * ChangeSplit.Kind#KEY_DELETES} split of its own, and the older files it reaches are not read.
      */
-    public static List<ChangeSplit> changes(Table table, Snapshot snapshot, long epoch, boolean keysFromState) {
-        return aloneIfOnlyAdded(plan(table, snapshot, epoch, keysFromState));
+    public static List<ChangeSplit> changes(
+            Table table, Snapshot snapshot, long epoch, Schema read, boolean keysFromState) {
+        return aloneIfOnlyAdded(plan(table, snapshot, epoch, read, keysFromState));
     }
 
     /** An epoch whose splits all add rows: they are marked, so the pairing can let them through at once. */
@@ -85,7 +87,8 @@ public final class SnapshotPlanner {
         return alone;
     }
 
-    private static List<ChangeSplit> plan(Table table, Snapshot snapshot, long epoch, boolean keysFromState) {
+    private static List<ChangeSplit> plan(
+            Table table, Snapshot snapshot, long epoch, Schema read, boolean keysFromState) {
         String operation = snapshot.operation();
         if (DataOperations.REPLACE.equals(operation)) {
             return List.of();
@@ -107,10 +110,12 @@ public final class SnapshotPlanner {
         List<DeleteFile> rowDeletes = new ArrayList<>();
         List<DeleteFile> keyDeletes = new ArrayList<>();
         for (DeleteFile d : addedDeletes) {
-            if (holdsWholeRows(table, d, schema)) {
-                rowDeletes.add(d);
-            } else if (keysFromState && deletesKeys(d, schema)) {
+            // With the rows in state every delete of the read's keys is read as keys: a whole row in a
+            // delete file says what a writer deleted, not that it was there.
+            if (keysFromState && deletesKeys(table, d, read)) {
                 keyDeletes.add(d);
+            } else if (holdsWholeRows(table, d, schema)) {
+                rowDeletes.add(d);
             }
         }
         Set<String> readFromDeletes = paths(rowDeletes);
@@ -195,12 +200,20 @@ public final class SnapshotPlanner {
     }
 
     /**
-     * Whether an equality delete file holds whole rows in the snapshot's schema: its own schema (read
-     * from its footer or header) has every column. Key-only ones (upsert mode) and files this reader
-     * cannot open directly (encrypted, ORC) are not.
+     * Whether an equality delete file holds whole rows in the snapshot's schema: it deletes by the
+     * identifier fields, and its own schema (read from its footer or header) has every column. Key-only
+     * ones (upsert mode), deletes by other fields, those of a table whose columns are all key columns
+     * (an upsert writer's key-only deletes hold every column there too, also for keys never written)
+     * and files this reader cannot open directly (encrypted, ORC) are not.
      */
     static boolean holdsWholeRows(Table table, DeleteFile d, Schema schema) {
         if (d.content() != FileContent.EQUALITY_DELETES || d.keyMetadata() != null) {
+            return false;
+        }
+        Set<Integer> keyIds = schema.identifierFieldIds();
+        if (keyIds.isEmpty()
+                || !keyIds.equals(new HashSet<>(d.equalityFieldIds()))
+                || keyIds.size() >= schema.columns().size()) {
             return false;
         }
         Set<Integer> needed = new HashSet<>();
@@ -235,10 +248,12 @@ public final class SnapshotPlanner {
     }
 
     /**
-     * Whether an equality delete file deletes by the table's identifier fields, all top-level
-     * columns, in a format this reader opens directly: its keys are then the changelog's keys.
+     * Whether an equality delete file deletes by the read's identifier fields, all top-level columns,
+     * in a format this reader opens directly, and reaches every row of its keys: it is global
+     * (unpartitioned spec), or the table has one spec, whose partition columns are all key columns (so
+     * a key's rows are in the delete's partition). Its keys are then the changelog's keys.
      */
-    static boolean deletesKeys(DeleteFile d, Schema schema) {
+    static boolean deletesKeys(Table table, DeleteFile d, Schema schema) {
         if (d.content() != FileContent.EQUALITY_DELETES
                 || d.keyMetadata() != null
                 || (d.format() != FileFormat.PARQUET && d.format() != FileFormat.AVRO)) {
@@ -253,7 +268,14 @@ public final class SnapshotPlanner {
                 return false;
             }
         }
-        return true;
+        PartitionSpec spec = table.specs().get(d.specId());
+        if (spec == null) {
+            return false;
+        }
+        if (spec.isUnpartitioned()) {
+            return true;
+        }
+        return table.specs().size() == 1 && spec.fields().stream().allMatch(f -> ids.contains(f.sourceId()));
     }
 
     private static FileScanTask withDeletes(FileScanTask task, List<DeleteFile> deletes) {
@@ -279,8 +301,9 @@ public final class SnapshotPlanner {
 
     /**
      * Fails when the snapshot's schema changed a column the read's schema has: a type widened past
-     * the read's (or changed otherwise), a required column dropped. The read keeps the schema it was built with, and such files would fail
-     * every attempt the same way. Added columns are not read; a dropped optional one reads as NULL.
+     * the read's (or changed otherwise), a required column dropped or made optional. The read keeps
+     * the schema it was built with, and such files would fail every attempt the same way (or turn
+     * NULLs into values). Added columns are not read; a dropped optional one reads as NULL.
      */
     public static void checkSchema(Table table, Snapshot snapshot, Schema read) {
         Integer id = snapshot.schemaId();
@@ -288,11 +311,18 @@ public final class SnapshotPlanner {
         if (at == null || at.sameSchema(read)) {
             return;
         }
+        Map<Integer, Integer> parents = TypeUtil.indexParents(read.asStruct());
         TypeUtil.indexById(read.asStruct()).forEach((fieldId, field) -> {
             Types.NestedField now = at.findField(fieldId);
+            Integer parent = parents.get(fieldId);
             String problem = null;
-            if (now == null && field.isRequired()) {
+            if (now == null && field.isRequired() && (parent == null || at.findField(parent) != null)) {
+                // A required field inside a dropped optional struct, list or map is read as part of
+                // its parent, NULL.
                 problem = "required column '" + read.findColumnName(fieldId) + "' was dropped";
+            } else if (now != null && now.isOptional() && field.isRequired()) {
+                problem = "column '" + read.findColumnName(fieldId) + "' is now optional (the read has it required,"
+                        + " so its NULLs would have nowhere to go)";
             } else if (now != null
                     && field.type().isPrimitiveType()
                     && !now.type().equals(field.type())

@@ -151,6 +151,12 @@ class ChangePairingOperatorTest {
         assertThatThrownBy(() -> harness(false, false, state))
                 .isInstanceOf(InletStopException.class)
                 .hasMessageContaining("started with before-images STATE and is restored with FILES");
+        // A pairing with nothing of its own in a restored job (a new uid prefix) starts in its mode.
+        try (var h = harness(true, false, OperatorSubtaskState.builder().build())) {
+            h.processWatermark(new Watermark(0));
+            h.processElement(tagged(RowKind.UPDATE_AFTER, 2, "b", 1));
+            assertThat(changes(h)).containsExactly("+I2=b/3");
+        }
         try (var h = harness(true, false, state)) {
             h.processElement(deletedKey(1, 2));
             h.processWatermark(new Watermark(2));

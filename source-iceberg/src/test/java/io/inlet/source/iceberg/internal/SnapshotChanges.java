@@ -52,7 +52,7 @@ final class SnapshotChanges implements AutoCloseable {
 
     /** The snapshot's changes, in no particular order across keys. */
     List<RowData> of(Snapshot snapshot) throws Exception {
-        return pair(SnapshotPlanner.changes(table, snapshot, epoch + 1, keysFromState), snapshot);
+        return pair(SnapshotPlanner.changes(table, snapshot, epoch + 1, table.schema(), keysFromState), snapshot);
     }
 
     /** Every row of the table at the snapshot, as inserts. */

@@ -2,14 +2,21 @@ package io.inlet.source.iceberg.internal;
 
 import io.inlet.core.InletStopException;
 
+import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.RowKind;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.flink.FlinkSchemaUtil;
+import org.apache.iceberg.flink.sink.RowDataTaskWriterFactory;
+import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.TaskWriter;
 import org.apache.iceberg.types.Types;
@@ -23,6 +30,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 
 import static io.inlet.source.iceberg.internal.TestTables.batch;
 import static io.inlet.source.iceberg.internal.TestTables.commit;
@@ -59,6 +67,7 @@ class SnapshotChangesTest {
         "true, true, false",
         "false, false, false",
         "false, true, false",
+        "false, false, true",
         "true, false, true",
         "true, true, true",
         "false, true, true"
@@ -111,7 +120,8 @@ class SnapshotChangesTest {
         table.refresh();
 
         List<ChangeSplit.Kind> kinds = new ArrayList<>();
-        SnapshotPlanner.changes(table, table.currentSnapshot(), 2, true).forEach(split -> kinds.add(split.kind()));
+        SnapshotPlanner.changes(table, table.currentSnapshot(), 2, table.schema(), true)
+                .forEach(split -> kinds.add(split.kind()));
         assertThat(kinds)
                 .as("the delete file's keys")
                 .contains(ChangeSplit.Kind.KEY_DELETES, ChangeSplit.Kind.ADDED)
@@ -197,7 +207,8 @@ class SnapshotChangesTest {
         table.refresh();
 
         List<ChangeSplit.Kind> kinds = new ArrayList<>();
-        SnapshotPlanner.changes(table, table.currentSnapshot(), 2, false).forEach(split -> kinds.add(split.kind()));
+        SnapshotPlanner.changes(table, table.currentSnapshot(), 2, table.schema(), false)
+                .forEach(split -> kinds.add(split.kind()));
         if (upsert) {
             assertThat(kinds)
                     .as("key-only deletes: the older file is read")
@@ -262,5 +273,83 @@ class SnapshotChangesTest {
         for (Snapshot s : table.snapshots()) {
             SnapshotPlanner.checkSchema(table, s, widenedRead);
         }
+    }
+
+    @ParameterizedTest(name = "before-images from state={0}")
+    @CsvSource({"false", "true"})
+    void anUpsertIntoATableWhoseColumnsAreAllKeyColumnsIsAnInsert(boolean keysFromState) throws Exception {
+        // The upsert writer's key-only deletes hold every column here, like a changelog writer's
+        // whole-row deletes; they must not be taken for rows that were there.
+        Schema keysOnly = new Schema(
+                List.of(
+                        Types.NestedField.required(1, "id", Types.LongType.get()),
+                        Types.NestedField.required(2, "region", Types.IntegerType.get())),
+                Set.of(1, 2));
+        Table table;
+        try (HadoopCatalog catalog =
+                new HadoopCatalog(new Configuration(false), warehouse.toUri().toString())) {
+            table = catalog.createTable(
+                    TableIdentifier.of("db", "keys_only_" + keysFromState),
+                    keysOnly,
+                    PartitionSpec.unpartitioned(),
+                    Map.of("format-version", "2", "write.format.default", "parquet"));
+        }
+        RowDataTaskWriterFactory factory = new RowDataTaskWriterFactory(
+                table,
+                FlinkSchemaUtil.convert(keysOnly),
+                128L << 20,
+                FileFormat.PARQUET,
+                table.properties(),
+                List.of(1, 2),
+                true);
+        factory.initialize(0, 0);
+        TaskWriter<RowData> first = factory.create();
+        first.write(GenericRowData.of(1L, 0));
+        commit(table, first.complete());
+        factory.initialize(0, 1);
+        TaskWriter<RowData> second = factory.create();
+        second.write(GenericRowData.of(2L, 0));
+        second.write(GenericRowData.ofKind(RowKind.DELETE, 1L, 0));
+        commit(table, second.complete());
+        table.refresh();
+
+        try (SnapshotChanges changes = new SnapshotChanges(table, keysFromState)) {
+            List<String> out = new ArrayList<>();
+            for (Snapshot s : table.snapshots()) {
+                changes.of(s).forEach(r -> out.add(r.getRowKind().shortString() + r.getLong(0)));
+            }
+            assertThat(out).containsExactlyInAnyOrder("+I1", "+I2", "-D1");
+        }
+    }
+
+    @Test
+    void aDroppedOptionalStructReadsAsNullButARequiredColumnMadeOptionalStopsTheRead() throws Exception {
+        Table table = table("nested", false);
+        table.updateSchema()
+                .addColumn("info", Types.StructType.of(Types.NestedField.required(100, "x", Types.IntegerType.get())))
+                .allowIncompatibleChanges()
+                .addRequiredColumn("must", Types.IntegerType.get())
+                .commit();
+        table.newAppend().commit();
+        table.refresh();
+        Schema read = table.schema();
+        SnapshotPlanner.checkSchema(table, table.currentSnapshot(), read);
+
+        table.updateSchema()
+                .deleteColumn("info")
+                .updateColumnDoc("must", "a doc")
+                .commit();
+        table.updateSchema().renameColumn("v", "value").commit();
+        table.newAppend().commit();
+        table.refresh();
+        // The struct's required field goes with it (read as NULL); a doc and a rename change nothing read.
+        SnapshotPlanner.checkSchema(table, table.currentSnapshot(), read);
+
+        table.updateSchema().makeColumnOptional("must").commit();
+        table.newAppend().commit();
+        table.refresh();
+        assertThatThrownBy(() -> SnapshotPlanner.checkSchema(table, table.currentSnapshot(), read))
+                .isInstanceOf(InletStopException.class)
+                .hasMessageContaining("column 'must' is now optional");
     }
 }
