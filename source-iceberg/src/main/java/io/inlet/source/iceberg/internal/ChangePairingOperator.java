@@ -211,7 +211,7 @@ public final class ChangePairingOperator extends AbstractStreamOperator<RowData>
             latest.update(held(after));
             if (!sameValues(before, after)) {
                 emit(beforeImage(before, commit, RowKind.UPDATE_BEFORE));
-                emit(kind(after, RowKind.UPDATE_AFTER));
+                emit(NetChange.kind(after, RowKind.UPDATE_AFTER));
             }
             return;
         }
@@ -219,7 +219,7 @@ public final class ChangePairingOperator extends AbstractStreamOperator<RowData>
             emit(beforeImage(before, commit, RowKind.DELETE));
         }
         for (RowData a : added) {
-            emit(kind(a, RowKind.INSERT));
+            emit(NetChange.kind(a, RowKind.INSERT));
         }
         if (!added.isEmpty()) {
             latest.update(held(added.get(added.size() - 1)));
@@ -261,11 +261,6 @@ public final class ChangePairingOperator extends AbstractStreamOperator<RowData>
             copier = new RowDataSerializer(rowType);
         }
         return copier;
-    }
-
-    private static RowData kind(RowData row, RowKind kind) {
-        row.setRowKind(kind);
-        return row;
     }
 
     private void emit(RowData change) {

@@ -52,6 +52,11 @@ public final class ChangeSplitReader {
     private final RowDataFileScanTaskReader reader;
     private final IdentifierKeys keys;
     private final RowData.FieldGetter[] fields;
+    /** The identifier fields alone, as key-only deletes hold them, and their positions in the row. */
+    private final Schema keySchema;
+
+    private final int[] keyPositions;
+    private final RowData.FieldGetter[] keyFields;
 
     /** The delete files {@link #lastKeys} were read from. */
     private Set<String> lastKeyFiles;
@@ -69,6 +74,14 @@ public final class ChangeSplitReader {
         for (int i = 0; i < fields.length; i++) {
             fields[i] = RowData.createFieldGetter(rowType.getTypeAt(i), i);
         }
+        this.keySchema = schema.select(schema.identifierFieldNames());
+        RowType keyType = FlinkSchemaUtil.convert(keySchema);
+        this.keyPositions = new int[keySchema.columns().size()];
+        this.keyFields = new RowData.FieldGetter[keyPositions.length];
+        for (int i = 0; i < keyPositions.length; i++) {
+            keyPositions[i] = rowType.getFieldIndex(keySchema.columns().get(i).name());
+            keyFields[i] = RowData.createFieldGetter(keyType.getTypeAt(i), i);
+        }
     }
 
     /**
@@ -78,7 +91,7 @@ public final class ChangeSplitReader {
      */
     public CloseableIterator<RowData> open(ChangeSplit split) {
         if (split.kind() == ChangeSplit.Kind.ROW_DELETES) {
-            return tagged(deletedRows(split.task()), RowKind.DELETE);
+            return tagged(readDeleteFile(split.task(), schema), RowKind.DELETE);
         }
         if (split.kind() == ChangeSplit.Kind.KEY_DELETES) {
             return deletedKeys(split.task());
@@ -216,55 +229,27 @@ public final class ChangeSplitReader {
         return tagged(CloseableIterator.withClose(was.values().iterator()), RowKind.DELETE);
     }
 
-    /** The rows of an equality delete file that holds whole rows, in the read schema. */
-    private CloseableIterator<RowData> deletedRows(String formatAndPath) {
-        int newline = formatAndPath.indexOf('\n');
-        return readFile(
-                FileFormat.fromString(formatAndPath.substring(0, newline)),
-                formatAndPath.substring(newline + 1),
-                schema);
-    }
-
     /**
      * The keys of an equality delete file on the identifier fields, as rows of the table with the key
      * columns set and the others null, tagged {@code -U}: the pairing's state holds their values.
      */
     private CloseableIterator<RowData> deletedKeys(String formatAndPath) {
+        GenericRowData reused = new GenericRowData(RowKind.UPDATE_BEFORE, fields.length);
+        return CloseableIterator.transform(readDeleteFile(formatAndPath, keySchema), key -> {
+            for (int i = 0; i < keyPositions.length; i++) {
+                reused.setField(keyPositions[i], keyFields[i].getFieldOrNull(key));
+            }
+            return reused;
+        });
+    }
+
+    /** The rows of a delete split's file (its task: the format and the path, on two lines). */
+    private CloseableIterator<RowData> readDeleteFile(String formatAndPath, Schema projection) {
         int newline = formatAndPath.indexOf('\n');
-        Schema keySchema = schema.select(schema.identifierFieldNames());
-        int[] positions = new int[keySchema.columns().size()];
-        RowData.FieldGetter[] keyFields = new RowData.FieldGetter[positions.length];
-        for (int i = 0; i < positions.length; i++) {
-            int id = keySchema.columns().get(i).fieldId();
-            positions[i] = schema.columns().indexOf(schema.findField(id));
-            keyFields[i] =
-                    RowData.createFieldGetter(FlinkSchemaUtil.convert(keySchema).getTypeAt(i), i);
-        }
-        CloseableIterator<RowData> keyRows = readFile(
+        return readFile(
                 FileFormat.fromString(formatAndPath.substring(0, newline)),
                 formatAndPath.substring(newline + 1),
-                keySchema);
-        GenericRowData reused = new GenericRowData(RowKind.UPDATE_BEFORE, fields.length);
-        return new CloseableIterator<>() {
-            @Override
-            public boolean hasNext() {
-                return keyRows.hasNext();
-            }
-
-            @Override
-            public RowData next() {
-                RowData key = keyRows.next();
-                for (int i = 0; i < positions.length; i++) {
-                    reused.setField(positions[i], keyFields[i].getFieldOrNull(key));
-                }
-                return reused;
-            }
-
-            @Override
-            public void close() throws IOException {
-                keyRows.close();
-            }
-        };
+                projection);
     }
 
     /** A delete file's rows, in the given projection. */
@@ -320,29 +305,15 @@ public final class ChangeSplitReader {
         // A row read with deletes can be a projection, whose kind cannot be set: its fields go into
         // one reused row (the reader reuses its rows too).
         GenericRowData reused = new GenericRowData(kind, fields.length);
-        return new CloseableIterator<>() {
-            @Override
-            public boolean hasNext() {
-                return rows.hasNext();
+        return CloseableIterator.transform(rows, row -> {
+            if (row instanceof GenericRowData) {
+                row.setRowKind(kind);
+                return row;
             }
-
-            @Override
-            public RowData next() {
-                RowData row = rows.next();
-                if (row instanceof GenericRowData) {
-                    row.setRowKind(kind);
-                    return row;
-                }
-                for (int i = 0; i < fields.length; i++) {
-                    reused.setField(i, fields[i].getFieldOrNull(row));
-                }
-                return reused;
+            for (int i = 0; i < fields.length; i++) {
+                reused.setField(i, fields[i].getFieldOrNull(row));
             }
-
-            @Override
-            public void close() throws IOException {
-                rows.close();
-            }
-        };
+            return reused;
+        });
     }
 }

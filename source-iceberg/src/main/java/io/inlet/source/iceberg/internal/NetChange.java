@@ -62,7 +62,8 @@ public final class NetChange {
         return same;
     }
 
-    private static RowData kind(RowData row, RowKind kind) {
+    /** The row, with its kind set. */
+    static RowData kind(RowData row, RowKind kind) {
         row.setRowKind(kind);
         return row;
     }
