@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Runs a job jar the way {@code flink run} does on a Flink runtime without Hadoop: a separate JVM
- * whose class path is a Flink 1.17 distribution's {@code lib/} and nothing else (see the
+ * whose class path is a Flink distribution's {@code lib/} (of the build's Flink line) and nothing else (see the
  * inlet-integration-tests-flink-dist module), Flink's {@code CliFrontend} with {@code --target
  * local}, so the job's {@code main} and its tasks run in Flink's child-first user-code class loader
  * over the jar, with Flink's default parent-first patterns. The job executes in a MiniCluster in

@@ -6,7 +6,6 @@ import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.testing.CollectingChangeSink;
 import io.inlet.core.testing.MiniClusters;
 import io.inlet.core.testing.TestRows;
-import io.inlet.sink.hudi.HudiSink;
 import io.inlet.source.kafka.DebeziumKafkaSource;
 import io.inlet.testing.KafkaBroker;
 import io.inlet.testing.KafkaExtension;
@@ -33,10 +32,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.math.BigDecimal;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -331,40 +328,6 @@ class FlinkDebeziumFormatITCase {
         assertThat(inlet(sink.committed(), orders)).containsExactlyElementsOf(flink(flinkOrders, orders.columnNames()));
         assertThat(inlet(sink.committed(), measures))
                 .containsExactlyElementsOf(flink(flinkMeasures, measures.columnNames()));
-    }
-
-    @Test
-    void flinksFormatLandsInHudiInTheFinalState(KafkaBroker kafka, SchemaRegistry registry, @TempDir Path lake)
-            throws Exception {
-        String[] topics = produce(kafka, registry);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(1);
-        env.enableCheckpointing(500);
-        HudiSink sink = HudiSink.builder()
-                .path(lake.toUri().toString())
-                .option("write.tasks", "1")
-                .option("hoodie.embed.timeline.server", "false")
-                .build();
-        // Bounded: the job ends after the last record, and the final checkpoint commits it to Hudi.
-        Pipeline pipeline = Pipeline.builder()
-                .environment(env)
-                .source(source(kafka, registry, topics).build())
-                .sink(sink)
-                .build();
-        pipeline.execute();
-
-        for (TableDescriptor t : pipeline.sinkTables()) {
-            List<Row> changes = t.tableId().table().equals("orders") ? orderChanges() : measureChanges();
-            List<Row> rows = HudiReads.read(
-                    lake.resolve(t.tableId().database()).resolve(t.tableId().table()),
-                    sink.writeRowType(t),
-                    t.primaryKey());
-            // Flink's format writes no source block, so every version has the unknown source time 0,
-            // and of equal ordering values the later change must win.
-            assertThat(Canonical.flink(rows, sink.writeRowType(t).getFieldNames(), HudiOrdering.COLUMNS))
-                    .as("Hudi table %s", t.tableId())
-                    .containsExactlyElementsOf(Canonical.flink(finalState(changes), t.columnNames()));
-        }
     }
 
     /** The rows a changelog leaves behind, keyed by its first field. */

@@ -1,10 +1,6 @@
 package io.inlet.it;
 
-import io.inlet.sink.hudi.HudiSink;
-
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.types.Row;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.hadoop.HadoopCatalog;
@@ -30,19 +26,6 @@ final class Lakes {
                 warehouse.toUri().toString());
     }
 
-    /**
-     * A Hudi sink into the directory for a test: one writer task, compaction after this many delta
-     * commits, no embedded timeline server.
-     */
-    static HudiSink hudiSink(Path lake, int deltaCommitsPerCompaction) {
-        return HudiSink.builder()
-                .path(lake.toUri().toString())
-                .option("write.tasks", "1")
-                .option("compaction.delta_commits", String.valueOf(deltaCommitsPerCompaction))
-                .option("hoodie.embed.timeline.server", "false")
-                .build();
-    }
-
     /** Waits until the Iceberg table, read with Iceberg's generic reader, equals the expected rows. */
     static void awaitIceberg(JobClient job, Catalog catalog, TableIdentifier id, Callable<List<String>> expected)
             throws Exception {
@@ -51,27 +34,6 @@ final class Lakes {
                 "Iceberg table " + id,
                 expected,
                 () -> catalog.tableExists(id) ? Canonical.iceberg(catalog.loadTable(id)) : List.of());
-    }
-
-    /**
-     * Waits until the Hudi table, read with Hudi's Flink reader, equals the expected rows; the columns
-     * named in {@code skip} (the sink's ordering column) are left out of the comparison.
-     */
-    static void awaitHudi(
-            JobClient job,
-            Path table,
-            RowType type,
-            List<String> primaryKey,
-            Callable<List<String>> expected,
-            String... skip)
-            throws Exception {
-        awaitRows(job, "Hudi table " + table, expected, () -> {
-            if (!table.resolve(".hoodie").toFile().exists()) {
-                return List.of();
-            }
-            List<Row> rows = HudiReads.read(table, type, primaryKey);
-            return Canonical.flink(rows, type.getFieldNames(), skip);
-        });
     }
 
     static void awaitRows(JobClient job, String what, Callable<List<String>> expected, Callable<List<String>> actual)

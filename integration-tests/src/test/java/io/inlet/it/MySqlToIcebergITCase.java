@@ -16,6 +16,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.apache.iceberg.jdbc.JdbcCatalog;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -34,6 +35,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * inserts, updates and deletes, land so that every Iceberg table, read with Iceberg's own reader,
  * equals its MySQL table row for row and value for value.
  */
+@Tag("every-flink-line") // run on Flink 1.18 too (see the README, Run the tests)
 @ExtendWith(MariaDbExtension.class)
 class MySqlToIcebergITCase {
 

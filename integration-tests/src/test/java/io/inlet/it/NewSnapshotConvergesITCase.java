@@ -1,9 +1,7 @@
 package io.inlet.it;
 
 import io.inlet.core.Pipeline;
-import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.testing.MiniClusters;
-import io.inlet.sink.hudi.HudiSink;
 import io.inlet.sink.iceberg.IcebergSink;
 import io.inlet.sink.iceberg.WriteMode;
 import io.inlet.testing.MariaDbExtension;
@@ -16,7 +14,6 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.hadoop.HadoopCatalog;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -59,30 +56,6 @@ class NewSnapshotConvergesITCase {
                 .executeAsync();
     }
 
-    private static Pipeline toHudi(MariaDbServer mysql, String db, HudiSink sink) {
-        Map<String, String> source = MySqlOptions.of(mysql, db, "orders|gone");
-        source.put("scan.incremental.snapshot.chunk.size", "5");
-        return Pipeline.builder()
-                .environment(Jobs.checkpointingEnvironment(new Configuration(), 2))
-                .source("mysql-cdc", source)
-                .sink(sink)
-                .build();
-    }
-
-    private static void awaitEqual(
-            JobClient job, HudiSink sink, List<TableDescriptor> tables, Path lake, Connection c, String db)
-            throws Exception {
-        for (TableDescriptor t : tables) {
-            Lakes.awaitHudi(
-                    job,
-                    lake.resolve(db).resolve(t.tableId().table()),
-                    sink.writeRowType(t),
-                    t.primaryKey(),
-                    () -> Canonical.mysqlAs(c, db, t.tableId().table(), t.toRowType()),
-                    HudiOrdering.COLUMNS);
-        }
-    }
-
     private static void awaitEqual(JobClient job, HadoopCatalog catalog, Connection c, String db) throws Exception {
         for (String table : List.of("orders", "gone")) {
             Lakes.awaitIceberg(job, catalog, TableIdentifier.of(db, table), () -> Canonical.mysql(c, db, table));
@@ -100,7 +73,7 @@ class NewSnapshotConvergesITCase {
         return out;
     }
 
-    private static void createTables(MariaDbServer mysql, String db) {
+    static void createTables(MariaDbServer mysql, String db) {
         StringBuilder rows = new StringBuilder();
         for (int id = 1; id <= 20; id++) {
             rows.append(id == 1 ? "" : ", ")
@@ -119,7 +92,7 @@ class NewSnapshotConvergesITCase {
     }
 
     /** While no job runs: deletes in several chunks, updates, an insert, and a table emptied. */
-    private static void changeWhileDown(MariaDbServer mysql, String db) {
+    static void changeWhileDown(MariaDbServer mysql, String db) {
         mysql.execute(
                 db,
                 "DELETE FROM orders WHERE id IN (2, 7, 13, 20)",
@@ -180,60 +153,6 @@ class NewSnapshotConvergesITCase {
                 assertThat(reconciliations(catalog, db, "orders")).hasSize(1);
             } finally {
                 Jobs.cancelAndAwait(third);
-            }
-        }
-    }
-
-    @Test
-    void aFreshStartOverExistingHudiTablesDeletesRowsDeletedWhileNoJobRan(MariaDbServer mysql, @TempDir Path lake)
-            throws Exception {
-        String db = mysql.createDatabase();
-        createTables(mysql, db);
-        // Two writer tasks and no small-file reuse: the rows spread over several file groups, which a job
-        // started without state must find again (its index is empty). Compaction after every second delta
-        // commit: deletes meet rows in base files too.
-        HudiSink sink = HudiSink.builder()
-                .path(lake.toUri().toString())
-                .option("write.tasks", "2")
-                .option("hoodie.parquet.small.file.limit", "0")
-                .option("compaction.delta_commits", "2")
-                .option("hoodie.embed.timeline.server", "false")
-                .build();
-        try (Connection c = mysql.connection(db)) {
-            Pipeline first = toHudi(mysql, db, sink);
-            List<TableDescriptor> tables = first.sinkTables();
-            JobClient job = first.executeAsync();
-            try {
-                awaitEqual(job, sink, tables, lake, c, db);
-            } finally {
-                Jobs.cancelAndAwait(job);
-            }
-
-            changeWhileDown(mysql, db);
-            JobClient second = toHudi(mysql, db, sink).executeAsync();
-            try {
-                awaitEqual(second, sink, tables, lake, c, db);
-                // A deleted key comes back, others change; compactions fold the deletes into base files.
-                mysql.execute(
-                        db,
-                        "INSERT INTO orders VALUES (2, 200)",
-                        "DELETE FROM orders WHERE id = 4",
-                        "UPDATE orders SET v = 0 WHERE id = 5",
-                        "INSERT INTO gone VALUES (2, 22)");
-                awaitEqual(second, sink, tables, lake, c, db);
-                Path orders = lake.resolve(db).resolve("orders");
-                // Changes until a compaction completes after the deletes (every second delta commit schedules one).
-                int compactions = HudiReads.instants(orders, "commit").size();
-                for (int i = 0; i < 20 && HudiReads.instants(orders, "commit").size() <= compactions; i++) {
-                    mysql.execute(db, "UPDATE orders SET v = " + i + " WHERE id = 1");
-                    awaitEqual(second, sink, tables, lake, c, db);
-                }
-                assertThat(HudiReads.instants(orders, "commit"))
-                        .as("compactions of %s", orders)
-                        .hasSizeGreaterThan(compactions);
-                awaitEqual(second, sink, tables, lake, c, db);
-            } finally {
-                Jobs.cancelAndAwait(second);
             }
         }
     }

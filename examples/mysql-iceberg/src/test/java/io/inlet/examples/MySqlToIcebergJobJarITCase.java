@@ -12,6 +12,7 @@ import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.apache.iceberg.io.CloseableIterable;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,6 +35,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * loader, default parent-first patterns), configured through a managed runtime's application
  * properties file, it mirrors real MariaDB tables into Iceberg, snapshot and binlog.
  */
+@Tag("every-flink-line") // run on Flink 1.18 too (see the README, Run the tests)
 @ExtendWith(MariaDbExtension.class)
 class MySqlToIcebergJobJarITCase {
 
@@ -55,8 +57,9 @@ class MySqlToIcebergJobJarITCase {
         assertThat(jar.has("software/amazon/awssdk/services/glue/GlueClient.class"))
                 .isTrue();
         assertThat(jar.has("org/apache/iceberg/aws/s3/S3FileIO.class")).isTrue();
-        assertThat(jar.has("com/ververica/cdc/connectors/mysql/source/MySqlSource.class"))
-                .isTrue();
+        // Flink CDC of the build's line: com.ververica.cdc (2.4, Flink 1.17) or org.apache.flink.cdc (3.1).
+        String cdc = System.getProperty("inlet.flink-cdc.package").replace('.', '/');
+        assertThat(jar.has(cdc + "/connectors/mysql/source/MySqlSource.class")).isTrue();
     }
 
     @Test

@@ -12,15 +12,13 @@ import io.inlet.core.spi.ChangeSource;
 import io.inlet.core.spi.SnapshotSignals;
 import io.inlet.core.spi.SourceContext;
 import io.inlet.core.table.TableDescriptor;
+import io.inlet.source.mysql.internal.CdcSourceSpec;
 import io.inlet.source.mysql.internal.ChangeEventDeserializer;
+import io.inlet.source.mysql.internal.FlinkCdc;
 import io.inlet.source.mysql.internal.MySqlInspector;
 import io.inlet.source.mysql.internal.Regexes;
 import io.inlet.source.mysql.internal.SideChannel;
-import io.inlet.source.mysql.internal.WatchedMySqlSource;
 
-import com.ververica.cdc.connectors.mysql.source.MySqlSource;
-import com.ververica.cdc.connectors.mysql.source.MySqlSourceBuilder;
-import com.ververica.cdc.connectors.mysql.table.StartupOptions;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSource;
@@ -251,7 +249,7 @@ public final class MySqlCdcSource implements ChangeSource {
             LOG.warn(
                     "mysql-cdc at {}:{}: 'ssl.mode' = 'verify-identity' checks the server's name on"
                             + " the JDBC connections; the"
-                            + " binlog client of Flink CDC 2.4.2 checks it against 'localhost', so that"
+                            + " binlog client of Flink CDC (2.4 and 3.1 alike) checks it against 'localhost', so that"
                             + " connection verifies the"
                             + " certificate's CA only.",
                     hostname,
@@ -285,7 +283,7 @@ public final class MySqlCdcSource implements ChangeSource {
                 timePrecisionMode,
                 inspected.timePrecisions,
                 tinyInt1IsBoolean);
-        MySqlSourceBuilder<ChangeEvent> b = MySqlSource.<ChangeEvent>builder()
+        CdcSourceSpec spec = CdcSourceSpec.builder()
                 .hostname(hostname)
                 .port(port)
                 .username(username)
@@ -295,28 +293,27 @@ public final class MySqlCdcSource implements ChangeSource {
                 .databaseList(captured.stream()
                         .map(t -> Regexes.literal(t.tableId().database()))
                         .distinct()
-                        .toArray(String[]::new))
+                        .collect(Collectors.toList()))
                 .tableList(captured.stream()
                         .map(t -> Regexes.literal(t.tableId().database()) + "\\."
                                 + Regexes.literal(t.tableId().table()))
-                        .toArray(String[]::new))
+                        .collect(Collectors.toList()))
                 .serverId(serverIdRange(p))
                 .serverTimeZone(inspected.serverZone.getId())
-                .startupOptions(startupOptions())
+                .startup(startupMode, specificOffsetFile, specificOffsetPos, startupTimestampMillis)
                 .splitSize(chunkSize)
                 .fetchSize(fetchSize)
                 .heartbeatInterval(heartbeatInterval)
                 .connectTimeout(connectTimeout)
                 .connectMaxRetries(connectMaxRetries)
                 .connectionPoolSize(connectionPoolSize)
-                // DDL records reach the deserializer, which stops the job on a change it cannot follow.
-                .includeSchemaChanges(true)
-                .scanNewlyAddedTableEnabled(scanNewlyAddedTables)
+                .scanNewlyAddedTables(scanNewlyAddedTables)
                 .jdbcProperties(jdbcConnectionProperties())
                 .debeziumProperties(debeziumProperties())
-                .deserializer(new ChangeEventDeserializer(captured, ownType, settings));
+                .build();
         DataStreamSource<ChangeEvent> raw = env.fromSource(
-                new WatchedMySqlSource(b.build(), hostname + ":" + port, startupMode == StartupMode.INITIAL),
+                FlinkCdc.mySqlSource(
+                        spec, new ChangeEventDeserializer(captured, ownType, settings), hostname + ":" + port),
                 WatermarkStrategy.noWatermarks(),
                 "MySQL CDC " + hostname + ":" + port,
                 ownType);
@@ -348,9 +345,10 @@ public final class MySqlCdcSource implements ChangeSource {
         // this long; Debezium's default is a minute, and its heartbeat (0.8 of it) keeps a live one busy.
         props.setProperty("connect.keep.alive.interval.ms", "10000");
         props.putAll(debeziumProperties);
-        // The binlog client (and Debezium's own JDBC connection) encrypt as 'ssl.mode' says. Flink CDC 2.4.2's
-        // binlog client checks the certificate against the name 'localhost', not the host it connects to, so
-        // with verify-identity it verifies the CA only (the JDBC connections check the host's name too).
+        // The binlog client (and Debezium's own JDBC connection) encrypt as 'ssl.mode' says. The binlog client of
+        // Flink CDC 2.4 and 3.1 (mysql-binlog-connector 0.27, Debezium 1.9) checks the certificate against the
+        // name 'localhost', not the host it connects to, so with verify-identity it verifies the CA only (the JDBC
+        // connections check the host's name too).
         props.setProperty(
                 "database.ssl.mode",
                 (sslMode == SslMode.VERIFY_IDENTITY ? SslMode.VERIFY_CA : sslMode).debeziumValue());
@@ -383,21 +381,6 @@ public final class MySqlCdcSource implements ChangeSource {
                     "'server-id' = '" + serverId + "' is neither a number nor a range like '5400-5404'.");
         }
         return serverId.trim();
-    }
-
-    private StartupOptions startupOptions() {
-        switch (startupMode) {
-            case LATEST_OFFSET:
-                return StartupOptions.latest();
-            case EARLIEST_OFFSET:
-                return StartupOptions.earliest();
-            case TIMESTAMP:
-                return StartupOptions.timestamp(startupTimestampMillis);
-            case SPECIFIC_OFFSET:
-                return StartupOptions.specificOffset(specificOffsetFile, specificOffsetPos);
-            default:
-                return StartupOptions.initial();
-        }
     }
 
     /**

@@ -19,7 +19,10 @@ import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The shim keeps Flink 1.17's public surface and returns an empty configuration. */
+/**
+ * The shim keeps the public surface of Flink's class, of the Flink line it is built for, and returns
+ * an empty configuration.
+ */
 class HadoopUtilsShimTest {
 
     private static final String NAME = "org.apache.flink.runtime.util.HadoopUtils";

@@ -14,7 +14,6 @@ import io.inlet.core.table.Column;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
 
-import com.ververica.cdc.debezium.DebeziumDeserializationSchema;
 import io.debezium.data.Envelope;
 import io.debezium.document.Array;
 import io.debezium.document.Document;
@@ -67,9 +66,12 @@ import java.util.stream.Collectors;
  * <p>A value that cannot be converted is a bad record: the job stops once ({@code
  * bad-record.action} = {@code fail}) or the record goes to the dead-letter output as JSON with its
  * table, position, reason and raw values ({@code dead-letter}), on the {@link SideChannel}.
+ *
+ * <p>It knows Debezium's records only, not Flink CDC: {@link FlinkCdc}, compiled against the Flink CDC
+ * line of the build, hands it to Flink CDC's source as that line's deserialization schema.
  */
 @Internal
-public final class ChangeEventDeserializer implements DebeziumDeserializationSchema<ChangeEvent> {
+public final class ChangeEventDeserializer implements Serializable {
 
     private static final long serialVersionUID = 2L;
     private static final Logger LOG = LoggerFactory.getLogger(ChangeEventDeserializer.class);
@@ -133,7 +135,7 @@ public final class ChangeEventDeserializer implements DebeziumDeserializationSch
         this.settings = settings;
     }
 
-    @Override
+    /** The type of the events it emits: the source's tables and its side channel. */
     public TypeInformation<ChangeEvent> getProducedType() {
         return typeInfo;
     }
@@ -151,7 +153,7 @@ public final class ChangeEventDeserializer implements DebeziumDeserializationSch
         snapshot = SourcePosition.snapshot(settings.snapshotFile, settings.snapshotPosition);
     }
 
-    @Override
+    /** Emits the events of one Debezium record; a DDL record is checked against the captured tables. */
     public void deserialize(SourceRecord record, Collector<ChangeEvent> out) {
         if (byId == null) {
             init();

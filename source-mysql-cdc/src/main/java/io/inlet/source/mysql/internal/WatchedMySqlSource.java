@@ -4,9 +4,6 @@ import io.inlet.annotation.Internal;
 import io.inlet.core.event.ChangeEvent;
 import io.inlet.core.spi.SnapshotSignal;
 
-import com.ververica.cdc.connectors.mysql.source.MySqlSource;
-import com.ververica.cdc.connectors.mysql.source.assigners.state.PendingSplitsState;
-import com.ververica.cdc.connectors.mysql.source.split.MySqlSplit;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.Boundedness;
 import org.apache.flink.api.connector.source.ReaderOutput;
@@ -14,6 +11,7 @@ import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.api.connector.source.SourceEvent;
 import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.api.connector.source.SourceSplit;
 import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
@@ -26,6 +24,7 @@ import javax.annotation.Nullable;
 
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.Serializable;
 import java.net.ConnectException;
 import java.net.SocketException;
 import java.util.ArrayDeque;
@@ -42,7 +41,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Flink CDC's {@link MySqlSource}, unchanged but watched: its readers say at WARN, when it happens,
+ * Flink CDC's {@code MySqlSource}, unchanged but watched: its readers say at WARN, when it happens,
  * that the connection to MySQL was lost (Debezium reports it as a producer failure, the binlog
  * client's own reconnects only through java.util.logging, which Flink's logging does not show).
  * Splits, state and the enumerator are Flink CDC's own, so savepoints are the same.
@@ -57,23 +56,46 @@ import java.util.regex.Pattern;
  * tables as they are (they never act on a missing signal).
  * Splits a reader restores from a checkpoint reach it before {@link SourceReader#start()}, so a
  * restored binlog phase sends nothing.
+ *
+ * <p>The split and state types are Flink CDC's, whose package differs between its lines; {@link
+ * FlinkCdc} creates this with them and says which split ends a snapshot ({@link Splits}).
+ *
+ * @param <SplitT> Flink CDC's {@code MySqlSplit}
+ * @param <StateT> Flink CDC's {@code PendingSplitsState}
  */
 @Internal
-public final class WatchedMySqlSource
-        implements Source<ChangeEvent, MySqlSplit, PendingSplitsState>, ResultTypeQueryable<ChangeEvent> {
+public final class WatchedMySqlSource<SplitT extends SourceSplit, StateT>
+        implements Source<ChangeEvent, SplitT, StateT>, ResultTypeQueryable<ChangeEvent> {
 
-    private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 2L;
     private static final Logger LOG = LoggerFactory.getLogger(WatchedMySqlSource.class);
 
-    private final MySqlSource<ChangeEvent> delegate;
+    /** What the watcher needs to know of Flink CDC's splits. */
+    public interface Splits<SplitT> extends Serializable {
+        /** Whether the split is the binlog split handed out after a snapshot, listing its finished splits. */
+        boolean isBinlogSplitAfterSnapshot(SplitT split);
+    }
+
+    private final Source<ChangeEvent, SplitT, StateT> delegate;
+    private final Splits<SplitT> splits;
+    private final TypeInformation<ChangeEvent> producedType;
     private final String where;
     private final boolean snapshots;
 
     /**
+     * @param delegate Flink CDC's {@code MySqlSource}
+     * @param producedType the events' type (the delegate's deserializer's)
      * @param snapshots whether the startup mode reads a snapshot first ({@code initial})
      */
-    public WatchedMySqlSource(MySqlSource<ChangeEvent> delegate, String hostAndPort, boolean snapshots) {
+    public WatchedMySqlSource(
+            Source<ChangeEvent, SplitT, StateT> delegate,
+            Splits<SplitT> splits,
+            TypeInformation<ChangeEvent> producedType,
+            String hostAndPort,
+            boolean snapshots) {
         this.delegate = delegate;
+        this.splits = splits;
+        this.producedType = producedType;
         this.where = hostAndPort;
         this.snapshots = snapshots;
     }
@@ -84,36 +106,36 @@ public final class WatchedMySqlSource
     }
 
     @Override
-    public SourceReader<ChangeEvent, MySqlSplit> createReader(SourceReaderContext readerContext) throws Exception {
+    public SourceReader<ChangeEvent, SplitT> createReader(SourceReaderContext readerContext) throws Exception {
         BinlogClientLogs.install();
-        return new Reader(delegate.createReader(readerContext), where);
+        return new Reader<>(delegate.createReader(readerContext), splits, where);
     }
 
     @Override
-    public SplitEnumerator<MySqlSplit, PendingSplitsState> createEnumerator(
-            SplitEnumeratorContext<MySqlSplit> enumContext) {
-        return new Enumerator(delegate.createEnumerator(enumContext), enumContext, snapshots);
+    public SplitEnumerator<SplitT, StateT> createEnumerator(SplitEnumeratorContext<SplitT> enumContext)
+            throws Exception {
+        return new Enumerator<>(delegate.createEnumerator(enumContext), enumContext, snapshots);
     }
 
     @Override
-    public SplitEnumerator<MySqlSplit, PendingSplitsState> restoreEnumerator(
-            SplitEnumeratorContext<MySqlSplit> enumContext, PendingSplitsState checkpoint) {
-        return new Enumerator(delegate.restoreEnumerator(enumContext, checkpoint), enumContext, false);
+    public SplitEnumerator<SplitT, StateT> restoreEnumerator(
+            SplitEnumeratorContext<SplitT> enumContext, StateT checkpoint) throws Exception {
+        return new Enumerator<>(delegate.restoreEnumerator(enumContext, checkpoint), enumContext, false);
     }
 
     @Override
-    public SimpleVersionedSerializer<MySqlSplit> getSplitSerializer() {
+    public SimpleVersionedSerializer<SplitT> getSplitSerializer() {
         return delegate.getSplitSerializer();
     }
 
     @Override
-    public SimpleVersionedSerializer<PendingSplitsState> getEnumeratorCheckpointSerializer() {
+    public SimpleVersionedSerializer<StateT> getEnumeratorCheckpointSerializer() {
         return delegate.getEnumeratorCheckpointSerializer();
     }
 
     @Override
     public TypeInformation<ChangeEvent> getProducedType() {
-        return delegate.getProducedType();
+        return producedType;
     }
 
     /** Whether a failure is a lost connection rather than a fault of the data. */
@@ -148,15 +170,14 @@ public final class WatchedMySqlSource
      * scratch. A reader registering later (a restarted subtask under a living enumerator) does not:
      * its snapshot is a continued one.
      */
-    private static final class Enumerator implements SplitEnumerator<MySqlSplit, PendingSplitsState> {
-        private final SplitEnumerator<MySqlSplit, PendingSplitsState> delegate;
-        private final SplitEnumeratorContext<MySqlSplit> context;
+    private static final class Enumerator<SplitT extends SourceSplit, StateT>
+            implements SplitEnumerator<SplitT, StateT> {
+        private final SplitEnumerator<SplitT, StateT> delegate;
+        private final SplitEnumeratorContext<SplitT> context;
         private boolean fromScratch;
 
         Enumerator(
-                SplitEnumerator<MySqlSplit, PendingSplitsState> delegate,
-                SplitEnumeratorContext<MySqlSplit> context,
-                boolean fromScratch) {
+                SplitEnumerator<SplitT, StateT> delegate, SplitEnumeratorContext<SplitT> context, boolean fromScratch) {
             this.delegate = delegate;
             this.context = context;
             this.fromScratch = fromScratch;
@@ -173,7 +194,7 @@ public final class WatchedMySqlSource
         }
 
         @Override
-        public void addSplitsBack(List<MySqlSplit> splits, int subtaskId) {
+        public void addSplitsBack(List<SplitT> splits, int subtaskId) {
             delegate.addSplitsBack(splits, subtaskId);
         }
 
@@ -187,7 +208,7 @@ public final class WatchedMySqlSource
         }
 
         @Override
-        public PendingSplitsState snapshotState(long checkpointId) throws Exception {
+        public StateT snapshotState(long checkpointId) throws Exception {
             return delegate.snapshotState(checkpointId);
         }
 
@@ -217,15 +238,17 @@ public final class WatchedMySqlSource
      * Flink CDC's reader; a failure that is a lost connection is said at WARN before it fails the
      * task, and snapshot signals go out through the side channel before the rows they precede.
      */
-    private static final class Reader implements SourceReader<ChangeEvent, MySqlSplit> {
-        private final SourceReader<ChangeEvent, MySqlSplit> delegate;
+    private static final class Reader<SplitT extends SourceSplit> implements SourceReader<ChangeEvent, SplitT> {
+        private final SourceReader<ChangeEvent, SplitT> delegate;
+        private final Splits<SplitT> splits;
         private final String where;
         private final ArrayDeque<SnapshotSignal> signals = new ArrayDeque<>();
         private CompletableFuture<Void> signalled = new CompletableFuture<>();
         private boolean started;
 
-        Reader(SourceReader<ChangeEvent, MySqlSplit> delegate, String where) {
+        Reader(SourceReader<ChangeEvent, SplitT> delegate, Splits<SplitT> splits, String where) {
             this.delegate = delegate;
+            this.splits = splits;
             this.where = where;
         }
 
@@ -262,7 +285,7 @@ public final class WatchedMySqlSource
         }
 
         @Override
-        public List<MySqlSplit> snapshotState(long checkpointId) {
+        public List<SplitT> snapshotState(long checkpointId) {
             return delegate.snapshotState(checkpointId);
         }
 
@@ -284,16 +307,13 @@ public final class WatchedMySqlSource
         }
 
         @Override
-        public void addSplits(List<MySqlSplit> splits) {
+        public void addSplits(List<SplitT> added) {
             // Restored splits come before start(); a binlog split handed out later that lists finished snapshot
             // splits follows a finished snapshot (in a mode that reads none, it lists none).
-            if (started
-                    && splits.stream()
-                            .anyMatch(
-                                    s -> s.isBinlogSplit() && s.asBinlogSplit().getTotalFinishedSplitSize() > 0)) {
+            if (started && added.stream().anyMatch(splits::isBinlogSplitAfterSnapshot)) {
                 signal(SnapshotSignal.COMPLETED);
             }
-            delegate.addSplits(splits);
+            delegate.addSplits(added);
         }
 
         @Override

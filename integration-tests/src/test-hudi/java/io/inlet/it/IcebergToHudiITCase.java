@@ -74,14 +74,14 @@ class IcebergToHudiITCase {
             TableIdentifier id = TableIdentifier.of(db, "t");
             Lakes.awaitIceberg(mirrorJob, catalog, id, () -> Canonical.mysqlAs(c, db, "t", source.toRowType()));
 
-            HudiSink sink = Lakes.hudiSink(lake, 3);
+            HudiSink sink = HudiLakes.hudiSink(lake, 3);
             Pipeline first = icebergToHudi(warehouse, db, sink, new Configuration());
             TableDescriptor t = first.sinkTables().get(0);
             RowType type = sink.writeRowType(t);
             Path table = lake.resolve(db).resolve("t");
             Callable<List<String>> expected = () -> Canonical.mysqlAs(c, db, "t", t.toRowType());
             hudiJob = first.executeAsync();
-            Lakes.awaitHudi(hudiJob, table, type, t.primaryKey(), expected, HudiOrdering.COLUMNS);
+            HudiLakes.awaitHudi(hudiJob, table, type, t.primaryKey(), expected, HudiOrdering.COLUMNS);
 
             mysql.execute(
                     db,
@@ -89,9 +89,9 @@ class IcebergToHudiITCase {
                     "DELETE FROM t WHERE id = 2",
                     "INSERT INTO t VALUES (4, 0, 'd')",
                     "UPDATE t SET note = 'c2' WHERE id = 3");
-            Lakes.awaitHudi(hudiJob, table, type, t.primaryKey(), expected, HudiOrdering.COLUMNS);
+            HudiLakes.awaitHudi(hudiJob, table, type, t.primaryKey(), expected, HudiOrdering.COLUMNS);
             mysql.execute(db, "UPDATE t SET v = 2 WHERE id = 1", "UPDATE t SET v = 3 WHERE id = 1");
-            Lakes.awaitHudi(hudiJob, table, type, t.primaryKey(), expected, HudiOrdering.COLUMNS);
+            HudiLakes.awaitHudi(hudiJob, table, type, t.primaryKey(), expected, HudiOrdering.COLUMNS);
 
             String savepoint = Jobs.stopWithSavepoint(hudiJob, savepoints);
             hudiJob = null;
@@ -106,7 +106,7 @@ class IcebergToHudiITCase {
             Configuration restore = new Configuration();
             restore.set(SavepointConfigOptions.SAVEPOINT_PATH, savepoint);
             hudiJob = icebergToHudi(warehouse, db, sink, restore).executeAsync();
-            Lakes.awaitHudi(hudiJob, table, type, t.primaryKey(), expected, HudiOrdering.COLUMNS);
+            HudiLakes.awaitHudi(hudiJob, table, type, t.primaryKey(), expected, HudiOrdering.COLUMNS);
         } finally {
             if (hudiJob != null) {
                 Jobs.cancelIfRunning(hudiJob);

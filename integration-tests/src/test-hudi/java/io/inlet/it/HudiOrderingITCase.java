@@ -62,7 +62,7 @@ class HudiOrderingITCase {
     private static final String SAME_SECOND = "SET timestamp = 1767225600";
 
     private static HudiSink hudi(Path lake) {
-        return Lakes.hudiSink(lake, 3);
+        return HudiLakes.hudiSink(lake, 3);
     }
 
     private static Pipeline mysqlToHudi(MariaDbServer mysql, String db, HudiSink sink) {
@@ -100,7 +100,7 @@ class HudiOrderingITCase {
             Callable<List<String>> expected = () -> Canonical.mysqlAs(c, db, "t", t.toRowType());
             JobClient job = first.executeAsync();
             try {
-                Lakes.awaitHudi(job, table, type, t.primaryKey(), expected, HudiOrdering.COLUMNS);
+                HudiLakes.awaitHudi(job, table, type, t.primaryKey(), expected, HudiOrdering.COLUMNS);
                 // Two updates of one key, a delete and a re-insert, all in one second, each in its own commit.
                 for (String sql : List.of(
                         "UPDATE t SET v = 1 WHERE id = 1",
@@ -111,7 +111,7 @@ class HudiOrderingITCase {
                     sameSecond(mysql, db, sql);
                     awaitMoreCommits(job, table, commits);
                 }
-                Lakes.awaitHudi(job, table, type, t.primaryKey(), expected, HudiOrdering.COLUMNS);
+                HudiLakes.awaitHudi(job, table, type, t.primaryKey(), expected, HudiOrdering.COLUMNS);
             } finally {
                 Jobs.cancelAndAwait(job);
             }
@@ -125,9 +125,9 @@ class HudiOrderingITCase {
                     "UPDATE t SET note = 'also changed' WHERE id = 2");
             JobClient second = mysqlToHudi(mysql, db, sink).executeAsync();
             try {
-                Lakes.awaitHudi(second, table, type, t.primaryKey(), expected, HudiOrdering.COLUMNS);
+                HudiLakes.awaitHudi(second, table, type, t.primaryKey(), expected, HudiOrdering.COLUMNS);
                 sameSecond(mysql, db, "UPDATE t SET v = 101 WHERE id = 1");
-                Lakes.awaitHudi(second, table, type, t.primaryKey(), expected, HudiOrdering.COLUMNS);
+                HudiLakes.awaitHudi(second, table, type, t.primaryKey(), expected, HudiOrdering.COLUMNS);
             } finally {
                 Jobs.cancelAndAwait(second);
             }
@@ -164,13 +164,13 @@ class HudiOrderingITCase {
             JobClient job = pipeline.executeAsync();
             try (Connection c = mysql.connection(db)) {
                 Callable<List<String>> expected = () -> Canonical.mysqlAs(c, db, "t", t.toRowType());
-                Lakes.awaitHudi(job, table, sink.writeRowType(t), t.primaryKey(), expected, HudiOrdering.COLUMNS);
+                HudiLakes.awaitHudi(job, table, sink.writeRowType(t), t.primaryKey(), expected, HudiOrdering.COLUMNS);
                 // The producer delivers the older of the two updates once more (at least once: a retry
                 // after a lost acknowledgement), then a later change of another row follows it.
                 resend(kafka, topic, 2);
                 mysql.execute(db, "UPDATE t SET note = 'after the resend' WHERE id = 2");
                 dbz.awaitProduced(5, Duration.ofSeconds(60));
-                Lakes.awaitHudi(job, table, sink.writeRowType(t), t.primaryKey(), expected, HudiOrdering.COLUMNS);
+                HudiLakes.awaitHudi(job, table, sink.writeRowType(t), t.primaryKey(), expected, HudiOrdering.COLUMNS);
             } finally {
                 Jobs.cancelAndAwait(job);
             }

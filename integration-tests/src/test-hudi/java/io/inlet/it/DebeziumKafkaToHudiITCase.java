@@ -27,7 +27,6 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.List;
-import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -43,29 +42,7 @@ class DebeziumKafkaToHudiITCase {
     @RegisterExtension
     static final MiniClusterExtension MINI_CLUSTER = MiniClusters.extension(4);
 
-    static final Duration TIMEOUT = Duration.ofSeconds(180);
-
-    /** Creates the shop tables, loads them, and starts Debezium on them; returns the producer. */
-    static DebeziumProducer debezium(
-            MariaDbServer mysql, String db, String server, KafkaBroker kafka, SchemaRegistry registry)
-            throws Exception {
-        ShopDatabase.create(mysql, db);
-        ShopDatabase.load(mysql, db);
-        kafka.createTopics(
-                2, server + "." + db + ".orders", server + "." + db + ".order_items", server + "." + db + ".all_types");
-        DebeziumProducer dbz = DebeziumProducer.start(mysql, db, server, kafka, registry);
-        dbz.awaitProduced(11, TIMEOUT); // the snapshot: 4 orders, 4 items, 3 all_types rows
-        return dbz;
-    }
-
-    static DebeziumKafkaSource source(String server, KafkaBroker kafka, SchemaRegistry registry) {
-        return DebeziumKafkaSource.builder()
-                .bootstrapServers(kafka.bootstrapServers())
-                .topicPattern(Pattern.quote(server) + "\\..*")
-                .registryUrl(registry.ccompatUrl())
-                .startupMode("earliest-offset")
-                .build();
-    }
+    static final Duration TIMEOUT = KafkaSources.SHOP_TIMEOUT;
 
     static HudiSink.Builder hudi(Path lake) {
         return HudiSink.builder()
@@ -81,7 +58,7 @@ class DebeziumKafkaToHudiITCase {
         String db = mysql.createDatabase();
         String server = TestNames.unique("dbz");
         try (LogCapture hudiErrors = new LogCapture(Level.WARN);
-                DebeziumProducer dbz = debezium(mysql, db, server, kafka, registry)) {
+                DebeziumProducer dbz = KafkaSources.shop(mysql, db, server, kafka, registry)) {
             String whileRunning;
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
             env.setParallelism(2);
@@ -89,7 +66,7 @@ class DebeziumKafkaToHudiITCase {
             HudiSink sink = hudi(lake).build();
             Pipeline pipeline = Pipeline.builder()
                     .environment(env)
-                    .source(source(server, kafka, registry))
+                    .source(KafkaSources.shopSource(server, kafka, registry))
                     .sink(sink)
                     .build();
             assertThat(pipeline.sinkTables())
@@ -161,7 +138,7 @@ class DebeziumKafkaToHudiITCase {
             MariaDbServer mysql, KafkaBroker kafka, SchemaRegistry registry, @TempDir Path lake) throws Exception {
         String db = mysql.createDatabase();
         String server = TestNames.unique("dbz");
-        try (DebeziumProducer dbz = debezium(mysql, db, server, kafka, registry)) {
+        try (DebeziumProducer dbz = KafkaSources.shop(mysql, db, server, kafka, registry)) {
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
             env.setParallelism(1);
             env.enableCheckpointing(1000);
@@ -231,7 +208,7 @@ class DebeziumKafkaToHudiITCase {
             MariaDbServer mysql, KafkaBroker kafka, SchemaRegistry registry, @TempDir Path lake) throws Exception {
         String db = mysql.createDatabase();
         String server = TestNames.unique("dbz");
-        try (DebeziumProducer dbz = debezium(mysql, db, server, kafka, registry)) {
+        try (DebeziumProducer dbz = KafkaSources.shop(mysql, db, server, kafka, registry)) {
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
             env.setParallelism(2);
             env.enableCheckpointing(500);
@@ -241,7 +218,7 @@ class DebeziumKafkaToHudiITCase {
             HudiSink sink = hudi(lake).build();
             Pipeline pipeline = Pipeline.builder()
                     .environment(env)
-                    .source(source(server, kafka, registry))
+                    .source(KafkaSources.shopSource(server, kafka, registry))
                     .transform(failOnce)
                     .sink(sink)
                     .build();
