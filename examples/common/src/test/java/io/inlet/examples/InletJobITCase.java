@@ -9,6 +9,7 @@ import io.inlet.core.testing.ValuesChangeSource;
 
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -24,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Settings become a pipeline: source, numbered transforms and sink by identifier, on a MiniCluster. */
+@Tag("every-flink-line") // run on Flink 1.18 too (see the README, Run the tests)
 class InletJobITCase {
 
     @RegisterExtension

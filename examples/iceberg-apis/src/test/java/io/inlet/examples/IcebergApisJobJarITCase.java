@@ -5,6 +5,7 @@ import io.inlet.testing.JobJar;
 
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.hadoop.HadoopCatalog;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,6 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The Iceberg APIs job jar: deployable contents, and run with {@code flink run} on a Flink without
  * Hadoop it uses one catalog from Flink SQL, the Table API and the DataStream API.
  */
+@Tag("every-flink-line") // run on Flink 1.18 too (see the README, Run the tests)
 class IcebergApisJobJarITCase {
 
     static final Duration TIMEOUT = Duration.ofMinutes(3);

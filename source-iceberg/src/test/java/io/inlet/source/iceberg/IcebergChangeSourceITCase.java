@@ -10,6 +10,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.hadoop.HadoopCatalog;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,6 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * sink in another warehouse, while Iceberg's own upsert writer keeps changing the source table; the
  * copy equals the source after every snapshot.
  */
+@Tag("every-flink-line") // run on Flink 1.18 too (see the README, Run the tests)
 class IcebergChangeSourceITCase {
 
     @TempDir
