@@ -264,23 +264,14 @@ class DebeziumKafkaToHudiITCase {
     static void awaitEqual(
             JobClient job, Connection c, String db, Path lake, HudiSink sink, List<TableDescriptor> tables)
             throws Exception {
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
         for (TableDescriptor t : tables) {
-            Path path = lake.resolve(db).resolve(t.tableId().table());
-            List<String> expected = Canonical.mysqlAs(c, db, t.tableId().table(), t.toRowType());
-            List<String> actual = List.of();
-            while (System.nanoTime() < deadline) {
-                Jobs.assertRunning(job);
-                if (path.resolve(".hoodie").toFile().exists()) {
-                    List<Row> rows = HudiReads.read(path, sink.writeRowType(t), t.primaryKey());
-                    actual = Canonical.flink(rows, sink.writeRowType(t).getFieldNames(), HudiOrdering.COLUMNS);
-                    if (actual.equals(expected)) {
-                        break;
-                    }
-                }
-                Thread.sleep(500); // polling for the next commit; the assertion below decides
-            }
-            assertThat(actual).as("Hudi table %s", t.tableId()).containsExactlyElementsOf(expected);
+            HudiLakes.awaitHudi(
+                    job,
+                    lake.resolve(db).resolve(t.tableId().table()),
+                    sink.writeRowType(t),
+                    t.primaryKey(),
+                    () -> Canonical.mysqlAs(c, db, t.tableId().table(), t.toRowType()),
+                    HudiOrdering.COLUMNS);
         }
     }
 }

@@ -41,15 +41,27 @@ final class Lakes {
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
         List<String> want = expected.call();
         List<String> have = List.of();
+        Exception readFailure = null;
         while (System.nanoTime() < deadline) {
             if (job != null) {
                 Jobs.assertRunning(job);
             }
-            have = actual.call();
-            if (have.equals(want)) {
+            try {
+                have = actual.call();
+                readFailure = null;
+            } catch (Exception e) {
+                // A read that meets a file the writer is still writing: on a local filesystem Hudi writes
+                // its compaction plan in place, and a reader can see it half-written. Read again; a read
+                // that still fails at the deadline fails the test.
+                readFailure = e;
+            }
+            if (readFailure == null && have.equals(want)) {
                 return;
             }
             Thread.sleep(250); // polling for the next commit; the assertion below decides
+        }
+        if (readFailure != null) {
+            throw new AssertionError(what + " could not be read until the deadline", readFailure);
         }
         assertThat(have).as(what).containsExactlyElementsOf(want);
     }
