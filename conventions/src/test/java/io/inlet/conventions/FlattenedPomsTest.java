@@ -33,7 +33,7 @@ class FlattenedPomsTest {
             + "|table-api-java.*|connector-base|connector-files)";
 
     private static final String STALE = " (a .flattened-pom.xml of another Flink line's or version's build: build the"
-            + " whole reactor, mvn clean verify [-Dflink.line=...], before this test)";
+            + " whole reactor, mvn clean verify [-Pflink-1.1x], before this test)";
 
     private static List<Path> flattenedPoms() throws IOException {
         try (Stream<Path> files = Files.walk(ROOT, 3)) {

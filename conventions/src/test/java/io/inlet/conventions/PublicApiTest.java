@@ -48,7 +48,7 @@ class PublicApiTest {
             assertThat(absent)
                     .as(
                             "The listing is written by the build with every module, the one for Flink 1.17 (no"
-                                    + " -Dflink.line); this one leaves out %s",
+                                    + " -P), this one leaves out %s",
                             absent)
                     .isEmpty();
             Files.writeString(LISTING, actual, StandardCharsets.UTF_8);
