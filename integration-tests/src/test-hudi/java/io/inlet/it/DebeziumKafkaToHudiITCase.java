@@ -93,7 +93,7 @@ class DebeziumKafkaToHudiITCase {
 
             JobClient job = pipeline.executeAsync();
             try (Connection c = mysql.connection(db)) {
-                awaitEqual(job, c, db, lake, sink, pipeline.sinkTables());
+                HudiLakes.awaitEqualToMySql(job, c, db, lake, sink, pipeline.sinkTables());
                 mysql.execute(
                         db,
                         "INSERT INTO orders (customer, amount, status, note, created) VALUES ('eve',"
@@ -112,7 +112,7 @@ class DebeziumKafkaToHudiITCase {
                         "INSERT INTO all_types VALUES " + ShopDatabase.allTypesRow(4),
                         "UPDATE all_types SET c_varchar = 'now 🚀', c_decimal_38 = -99.5, c_json = NULL WHERE id = 1",
                         "DELETE FROM all_types WHERE id = 3");
-                awaitEqual(job, c, db, lake, sink, pipeline.sinkTables());
+                HudiLakes.awaitEqualToMySql(job, c, db, lake, sink, pipeline.sinkTables());
 
                 // Compaction ran: a completed compaction is a .commit instant on MOR, it wrote base
                 // files, nothing was rolled back, and Hudi logged no error (STACK.md's quiet trap).
@@ -160,7 +160,7 @@ class DebeziumKafkaToHudiITCase {
             TableDescriptor orders = pipeline.sinkTables().get(0);
             JobClient job = pipeline.executeAsync();
             try (Connection c = mysql.connection(db)) {
-                awaitEqual(job, c, db, lake, sink, pipeline.sinkTables());
+                HudiLakes.awaitEqualToMySql(job, c, db, lake, sink, pipeline.sinkTables());
                 List<String> seen = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
                 org.apache.flink.table.api.TableResult stream = HudiReads.stream(
                         lake.resolve(db).resolve("orders"), sink.writeRowType(orders), orders.primaryKey());
@@ -196,7 +196,7 @@ class DebeziumKafkaToHudiITCase {
                         .containsAll(expected)
                         .contains("+I 1 anna");
                 // and the snapshot view of the changelog table is the table itself
-                awaitEqual(job, c, db, lake, sink, pipeline.sinkTables());
+                HudiLakes.awaitEqualToMySql(job, c, db, lake, sink, pipeline.sinkTables());
             } finally {
                 Jobs.cancelAndAwait(job);
             }
@@ -224,7 +224,7 @@ class DebeziumKafkaToHudiITCase {
                     .build();
             JobClient job = pipeline.executeAsync();
             try (Connection c = mysql.connection(db)) {
-                awaitEqual(job, c, db, lake, sink, pipeline.sinkTables());
+                HudiLakes.awaitEqualToMySql(job, c, db, lake, sink, pipeline.sinkTables());
                 List<String> sql = new java.util.ArrayList<>();
                 for (int i = 0; i < 120; i++) {
                     sql.add("INSERT INTO orders (customer, amount, status, created) VALUES ('k" + i + "', " + i
@@ -241,7 +241,7 @@ class DebeziumKafkaToHudiITCase {
                     }
                 }
                 mysql.execute(db, sql.toArray(new String[0]));
-                awaitEqual(job, c, db, lake, sink, pipeline.sinkTables());
+                HudiLakes.awaitEqualToMySql(job, c, db, lake, sink, pipeline.sinkTables());
                 assertThat(failOnce.fired()).as("the injected failure happened").isTrue();
             } finally {
                 Jobs.cancelAndAwait(job);
@@ -258,20 +258,5 @@ class DebeziumKafkaToHudiITCase {
         assertThat(HudiReads.instants(table, "commit"))
                 .as("completed compactions of %s", table)
                 .isNotEmpty();
-    }
-
-    /** Waits until each Hudi table, read with Hudi's reader, equals its MySQL table as the pipeline types it. */
-    static void awaitEqual(
-            JobClient job, Connection c, String db, Path lake, HudiSink sink, List<TableDescriptor> tables)
-            throws Exception {
-        for (TableDescriptor t : tables) {
-            HudiLakes.awaitHudi(
-                    job,
-                    lake.resolve(db).resolve(t.tableId().table()),
-                    sink.writeRowType(t),
-                    t.primaryKey(),
-                    () -> Canonical.mysqlAs(c, db, t.tableId().table(), t.toRowType()),
-                    HudiOrdering.COLUMNS);
-        }
     }
 }

@@ -10,6 +10,7 @@ import org.apache.flink.types.Row;
 
 import java.io.File;
 import java.nio.file.Path;
+import java.sql.Connection;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -58,6 +59,24 @@ final class HudiLakes {
             });
         } catch (AssertionError e) {
             throw new AssertionError(e.getMessage() + "\n" + writerState(table), e);
+        }
+    }
+
+    /**
+     * Waits until each of the sink's tables at {@code <lake>/<db>/<table>} equals its MySQL table as the
+     * pipeline types it.
+     */
+    static void awaitEqualToMySql(
+            JobClient job, Connection c, String db, Path lake, HudiSink sink, List<TableDescriptor> tables)
+            throws Exception {
+        for (TableDescriptor t : tables) {
+            awaitHudi(
+                    job,
+                    lake.resolve(db).resolve(t.tableId().table()),
+                    sink.writeRowType(t),
+                    t.primaryKey(),
+                    () -> Canonical.mysqlAs(c, db, t.tableId().table(), t.toRowType()),
+                    HudiOrdering.COLUMNS);
         }
     }
 

@@ -54,7 +54,7 @@ class MySqlToHudiITCase {
                 .build();
         JobClient job = pipeline.executeAsync();
         try (Connection c = mysql.connection(db)) {
-            DebeziumKafkaToHudiITCase.awaitEqual(job, c, db, lake, sink, pipeline.sinkTables());
+            HudiLakes.awaitEqualToMySql(job, c, db, lake, sink, pipeline.sinkTables());
             mysql.execute(
                     db,
                     "START TRANSACTION",
@@ -64,7 +64,7 @@ class MySqlToHudiITCase {
                     "COMMIT",
                     "UPDATE all_types SET c_int = -1, c_time6 = '01:02:03.004000' WHERE id = 1",
                     "INSERT INTO all_types VALUES " + ShopDatabase.allTypesRow(7));
-            DebeziumKafkaToHudiITCase.awaitEqual(job, c, db, lake, sink, pipeline.sinkTables());
+            HudiLakes.awaitEqualToMySql(job, c, db, lake, sink, pipeline.sinkTables());
             DebeziumKafkaToHudiITCase.awaitCompaction(job, lake.resolve(db).resolve("orders"));
         } finally {
             Jobs.cancelAndAwait(job);

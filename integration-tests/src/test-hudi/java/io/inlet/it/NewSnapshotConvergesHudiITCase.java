@@ -42,20 +42,6 @@ class NewSnapshotConvergesHudiITCase {
                 .build();
     }
 
-    private static void awaitEqual(
-            JobClient job, HudiSink sink, List<TableDescriptor> tables, Path lake, Connection c, String db)
-            throws Exception {
-        for (TableDescriptor t : tables) {
-            HudiLakes.awaitHudi(
-                    job,
-                    lake.resolve(db).resolve(t.tableId().table()),
-                    sink.writeRowType(t),
-                    t.primaryKey(),
-                    () -> Canonical.mysqlAs(c, db, t.tableId().table(), t.toRowType()),
-                    HudiOrdering.COLUMNS);
-        }
-    }
-
     @Test
     void aFreshStartOverExistingHudiTablesDeletesRowsDeletedWhileNoJobRan(MariaDbServer mysql, @TempDir Path lake)
             throws Exception {
@@ -76,7 +62,7 @@ class NewSnapshotConvergesHudiITCase {
             List<TableDescriptor> tables = first.sinkTables();
             JobClient job = first.executeAsync();
             try {
-                awaitEqual(job, sink, tables, lake, c, db);
+                HudiLakes.awaitEqualToMySql(job, c, db, lake, sink, tables);
             } finally {
                 Jobs.cancelAndAwait(job);
             }
@@ -84,7 +70,7 @@ class NewSnapshotConvergesHudiITCase {
             NewSnapshotConvergesITCase.changeWhileDown(mysql, db);
             JobClient second = toHudi(mysql, db, sink).executeAsync();
             try {
-                awaitEqual(second, sink, tables, lake, c, db);
+                HudiLakes.awaitEqualToMySql(second, c, db, lake, sink, tables);
                 // A deleted key comes back, others change; compactions fold the deletes into base files.
                 mysql.execute(
                         db,
@@ -92,18 +78,18 @@ class NewSnapshotConvergesHudiITCase {
                         "DELETE FROM orders WHERE id = 4",
                         "UPDATE orders SET v = 0 WHERE id = 5",
                         "INSERT INTO gone VALUES (2, 22)");
-                awaitEqual(second, sink, tables, lake, c, db);
+                HudiLakes.awaitEqualToMySql(second, c, db, lake, sink, tables);
                 Path orders = lake.resolve(db).resolve("orders");
                 // Changes until a compaction completes after the deletes (every second delta commit schedules one).
                 int compactions = HudiReads.instants(orders, "commit").size();
                 for (int i = 0; i < 20 && HudiReads.instants(orders, "commit").size() <= compactions; i++) {
                     mysql.execute(db, "UPDATE orders SET v = " + i + " WHERE id = 1");
-                    awaitEqual(second, sink, tables, lake, c, db);
+                    HudiLakes.awaitEqualToMySql(second, c, db, lake, sink, tables);
                 }
                 assertThat(HudiReads.instants(orders, "commit"))
                         .as("compactions of %s", orders)
                         .hasSizeGreaterThan(compactions);
-                awaitEqual(second, sink, tables, lake, c, db);
+                HudiLakes.awaitEqualToMySql(second, c, db, lake, sink, tables);
             } finally {
                 Jobs.cancelAndAwait(second);
             }
