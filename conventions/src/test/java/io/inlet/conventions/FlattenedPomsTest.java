@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -36,9 +37,14 @@ class FlattenedPomsTest {
             + " whole reactor, mvn clean verify [-Pflink-1.1x], before this test)";
 
     private static List<Path> flattenedPoms() throws IOException {
+        // A module of another line's build (Hudi's, on 1.18 and 1.19) keeps what that build left:
+        // this line's clean does not reach it.
+        Set<String> absent = PublicApiTest.absentModules();
         try (Stream<Path> files = Files.walk(ROOT, 3)) {
             return files.filter(p -> p.getFileName().toString().equals(".flattened-pom.xml"))
                     .filter(p -> !p.getParent().equals(ROOT))
+                    .filter(p -> !absent.contains(
+                            ROOT.relativize(p.getParent()).toString().replace('\\', '/')))
                     .sorted()
                     .collect(Collectors.toList());
         }
