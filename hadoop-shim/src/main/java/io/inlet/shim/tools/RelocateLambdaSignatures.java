@@ -5,16 +5,18 @@ import io.inlet.annotation.PublicEvolving;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.util.Enumeration;
-import java.util.jar.JarEntry;
-import java.util.jar.JarFile;
-import java.util.jar.JarOutputStream;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermission;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * A build step after maven-shade for job jars that relocate Hadoop: rewrites the method descriptors
@@ -50,41 +52,47 @@ public final class RelocateLambdaSignatures {
     public static int[] rewrite(Path jar, String pkg, String shadedPkg) throws IOException {
         byte[] from = ("L" + pkg.replace('.', '/') + "/").getBytes(StandardCharsets.US_ASCII);
         byte[] to = ("L" + shadedPkg.replace('.', '/') + "/").getBytes(StandardCharsets.US_ASCII);
-        Path tmp = Files.createTempFile(jar.getParent(), jar.getFileName().toString(), ".tmp");
+        Set<PosixFilePermission> mode = permissions(jar);
         int classes = 0;
         int strings = 0;
-        try (JarFile in = new JarFile(jar.toFile(), false);
-                JarOutputStream out = new JarOutputStream(Files.newOutputStream(tmp))) {
-            Enumeration<JarEntry> entries = in.entries();
-            while (entries.hasMoreElements()) {
-                JarEntry e = entries.nextElement();
-                byte[] bytes;
-                try (InputStream is = in.getInputStream(e)) {
-                    bytes = is.readAllBytes();
+        // Through the zip file system: only the classes written to are compressed again, the other
+        // entries (nearly all of a job jar) are copied as they are, in their order.
+        try (FileSystem zip = FileSystems.newFileSystem(jar, (ClassLoader) null)) {
+            List<Path> classFiles;
+            try (Stream<Path> all = Files.walk(zip.getPath("/"))) {
+                classFiles = all.filter(f -> f.toString().endsWith(".class"))
+                        .filter(Files::isRegularFile)
+                        .collect(Collectors.toList());
+            }
+            for (Path c : classFiles) {
+                byte[] bytes = Files.readAllBytes(c);
+                if (!contains(bytes, from)) {
+                    continue;
                 }
-                if (e.getName().endsWith(".class") && contains(bytes, from)) {
-                    int[] changed = new int[1];
-                    bytes = rewriteClass(bytes, from, to, changed);
-                    if (changed[0] > 0) {
-                        classes++;
-                        strings += changed[0];
-                    }
+                int[] changed = new int[1];
+                byte[] rewritten = rewriteClass(bytes, from, to, changed);
+                if (changed[0] > 0) {
+                    FileTime time = Files.getLastModifiedTime(c);
+                    Files.write(c, rewritten);
+                    Files.setLastModifiedTime(c, time);
+                    classes++;
+                    strings += changed[0];
                 }
-                JarEntry copy = new JarEntry(e.getName());
-                copy.setTime(e.getTime());
-                out.putNextEntry(copy);
-                out.write(bytes);
-                out.closeEntry();
             }
         }
-        try {
-            // The temporary file is private to its owner; the jar keeps the permissions it had.
-            Files.setPosixFilePermissions(tmp, Files.getPosixFilePermissions(jar));
-        } catch (UnsupportedOperationException e) {
-            // not a POSIX file system: nothing to keep
+        if (mode != null) {
+            // The zip file system writes the jar anew, private to its owner: the jar keeps its permissions.
+            Files.setPosixFilePermissions(jar, mode);
         }
-        Files.move(tmp, jar, StandardCopyOption.REPLACE_EXISTING);
         return new int[] {classes, strings};
+    }
+
+    private static Set<PosixFilePermission> permissions(Path file) throws IOException {
+        try {
+            return Files.getPosixFilePermissions(file);
+        } catch (UnsupportedOperationException e) {
+            return null; // not a POSIX file system: nothing to keep
+        }
     }
 
     static byte[] rewriteClass(byte[] b, byte[] from, byte[] to, int[] changed) throws IOException {

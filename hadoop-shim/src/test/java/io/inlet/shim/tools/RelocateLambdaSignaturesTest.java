@@ -8,9 +8,13 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.jar.Attributes;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
+import java.util.jar.JarInputStream;
 import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -28,12 +32,16 @@ class RelocateLambdaSignaturesTest {
         assertThat(latin1(original)).contains("()Lorg/apache/hadoop/conf/Configuration;");
 
         Path jar = dir.resolve("job.jar");
-        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
+        Manifest manifest = new Manifest();
+        manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+        manifest.getMainAttributes().put(Attributes.Name.MAIN_CLASS, "io.inlet.examples.Job");
+        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar), manifest)) {
             out.putNextEntry(new JarEntry("readme.txt"));
             out.write("Lorg/apache/hadoop/ stays in resources".getBytes(StandardCharsets.UTF_8));
             out.putNextEntry(new JarEntry(ENTRY));
             out.write(original);
         }
+        String mode = PosixFilePermissions.toString(Files.getPosixFilePermissions(jar));
         int[] counts = RelocateLambdaSignatures.rewrite(jar, "org.apache.hadoop", "io.inlet.shaded.org.apache.hadoop");
 
         assertThat(counts[0]).isEqualTo(1);
@@ -48,6 +56,15 @@ class RelocateLambdaSignaturesTest {
                         .startsWith("Lorg/apache/hadoop/");
             }
         }
+        // Still a jar that java -jar and JarInputStream read: the manifest first, the entries in their order.
+        try (JarInputStream in = new JarInputStream(Files.newInputStream(jar))) {
+            assertThat(in.getManifest().getMainAttributes().getValue(Attributes.Name.MAIN_CLASS))
+                    .isEqualTo("io.inlet.examples.Job");
+            assertThat(in.getNextJarEntry().getName()).isEqualTo("readme.txt");
+            assertThat(in.getNextJarEntry().getName()).isEqualTo(ENTRY);
+        }
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(jar)))
+                .isEqualTo(mode);
         assertThat(latin1(rewritten))
                 .contains("()Lio/inlet/shaded/org/apache/hadoop/conf/Configuration;")
                 .doesNotContain("Lorg/apache/hadoop/");
