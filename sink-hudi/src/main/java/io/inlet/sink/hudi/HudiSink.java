@@ -16,6 +16,7 @@ import io.inlet.sink.hudi.internal.HudiTables;
 import io.inlet.sink.hudi.internal.HudiWriters;
 import io.inlet.sink.hudi.internal.SnapshotReconciler;
 
+import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.table.data.RowData;
@@ -157,6 +158,7 @@ public final class HudiSink implements ChangeSink {
 
     private static final String PAYLOAD_CLASS = "payload.class";
     private static final String INDEX_BOOTSTRAP = "index.bootstrap.enabled";
+    private static final String INDEX_BOOTSTRAP_TASKS = "index.bootstrap.tasks";
 
     /**
      * Whether the writer loads the existing table's keys into its index when the job starts: with
@@ -415,7 +417,9 @@ public final class HudiSink implements ChangeSink {
         return HudiTableSpec.of(hudiName(t.tableId()), writeType, comments, t.primaryKey(), partitions(t), options(t));
     }
 
-    private Map<String, String> options(TableDescriptor t) {
+    /** The options Hudi's writer of the table gets. */
+    @VisibleForTesting
+    Map<String, String> options(TableDescriptor t) {
         Map<String, String> o = new LinkedHashMap<>();
         // Without a changelog: one version per key in each write batch, the later on equal ordering
         // values. Otherwise a MERGE_ON_READ batch holding a delete and a re-insert of one key writes
@@ -429,6 +433,11 @@ public final class HudiSink implements ChangeSink {
         }
         if (bootstrapsIndex(t)) {
             o.put(INDEX_BOOTSTRAP, "true");
+            // One bootstrap task: with more, each waits in Hudi 0.14's BootstrapOperator for the others
+            // in a loop that swallows the cancellation's interrupt, so a job failing before every one
+            // has loaded its keys can never cancel that task, and never restart (see the README).
+            // With one there is nothing to wait for. The user's own value wins.
+            o.put(INDEX_BOOTSTRAP_TASKS, "1");
         }
         o.putAll(hudiOptions);
         o.put(HudiSinkOptions.PATH.key(), tablePath(t.tableId()));

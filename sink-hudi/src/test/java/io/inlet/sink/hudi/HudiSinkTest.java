@@ -151,6 +151,18 @@ class HudiSinkTest {
                 .contains(": exists, MERGE_ON_READ")
                 .contains("loads its keys into the index when the job starts")
                 .doesNotContain("deletes rows it no longer finds");
+        // Loads the keys in one task: Hudi 0.14's bootstrap tasks wait for each other in a loop that
+        // cannot be cancelled, so a failure while one waits would keep the job from restarting.
+        assertThat(sink.options(ORDERS))
+                .containsEntry("index.bootstrap.enabled", "true")
+                .containsEntry("index.bootstrap.tasks", "1");
+        assertThat(HudiSink.builder()
+                        .path(lake.toUri().toString())
+                        .option("index.bootstrap.tasks", "4")
+                        .build()
+                        .options(ORDERS))
+                .containsEntry("index.bootstrap.enabled", "true")
+                .containsEntry("index.bootstrap.tasks", "4");
         // A new table gets the flag; a payload of the user's or reconcile-snapshots=false leave it out.
         TableDescriptor other = TableDescriptor.builder(TableId.of("shop", "other"))
                 .column("id", DataTypes.INT())
