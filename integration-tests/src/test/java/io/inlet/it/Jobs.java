@@ -5,7 +5,9 @@ import org.apache.flink.api.common.restartstrategy.RestartStrategies;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.checkpoint.CheckpointFailureReason;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.ExceptionUtils;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -44,7 +46,9 @@ final class Jobs {
     /**
      * Stops the job with a savepoint into the directory and returns its path. A job whose tasks are
      * still starting refuses the savepoint ("Not all required tasks are currently running") and runs
-     * on: the stop is tried again until it succeeds or a minute has passed.
+     * on: the stop is tried again until it succeeds or a minute has passed. Any other failure of the
+     * stop fails the test: the job may have failed over to an earlier checkpoint meanwhile, and a
+     * savepoint taken after that would hold a position before changes the test saw written.
      */
     static String stopWithSavepoint(JobClient job, Path directory) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
@@ -53,8 +57,17 @@ final class Jobs {
                 return job.stopWithSavepoint(false, directory.toUri().toString(), SavepointFormatType.CANONICAL)
                         .get(60, TimeUnit.SECONDS);
             } catch (ExecutionException e) {
-                if (System.nanoTime() > deadline
-                        || job.getJobStatus().get(30, TimeUnit.SECONDS).isGloballyTerminalState()) {
+                // By message: the cause may arrive as a SerializedThrowable.
+                boolean starting = ExceptionUtils.findThrowableWithMessage(
+                                e, CheckpointFailureReason.NOT_ALL_REQUIRED_TASKS_RUNNING.message())
+                        .isPresent();
+                if (!starting) {
+                    throw new AssertionError(
+                            "Stop-with-savepoint failed while the job was "
+                                    + job.getJobStatus().get(30, TimeUnit.SECONDS),
+                            e.getCause());
+                }
+                if (System.nanoTime() > deadline) {
                     throw e;
                 }
                 Thread.sleep(100); // the tasks are still starting; the deadline above decides
