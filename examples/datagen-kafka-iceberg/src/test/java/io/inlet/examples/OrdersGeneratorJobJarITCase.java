@@ -35,13 +35,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The serverless job jar: generated Debezium change events through the real Kafka broker and schema
  * registry into Iceberg, run with {@code flink run} on a Flink runtime without Hadoop.
  */
-@Tag("every-flink-line") // run on Flink 1.18 too (see the README, Run the tests)
 @ExtendWith({KafkaExtension.class, SchemaRegistryExtension.class})
 class OrdersGeneratorJobJarITCase {
 
     private static final int EVENTS = 200;
 
     @Test
+    @Tag("every-flink-line") // the packaging check runs on Flink 1.18 too (see the README, Run the tests)
     void holdsGeneratorKafkaAndIcebergAndNothingOfFlinkOrPlainHadoop() {
         JobJar jar = JobJar.ofThisModule();
         assertThat(jar.deployabilityProblems("io.inlet.examples.OrdersGeneratorToIceberg"))

@@ -3,7 +3,6 @@ package io.inlet.examples;
 import io.inlet.testing.FlinkDistribution;
 import io.inlet.testing.JobJar;
 
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,7 +26,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  *   <li>The unrelocated jar with {@code 'type' = 'inlet-iceberg'}: they succeed too, no shading needed.
  * </ul>
  */
-@Tag("every-flink-line") // run on Flink 1.18 too (see the README, Run the tests)
 class HadoopUtilsReproductionITCase {
 
     private static Path noShimJar() {

@@ -22,7 +22,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The Iceberg APIs job jar: deployable contents, and run with {@code flink run} on a Flink without
  * Hadoop it uses one catalog from Flink SQL, the Table API and the DataStream API.
  */
-@Tag("every-flink-line") // run on Flink 1.18 too (see the README, Run the tests)
 class IcebergApisJobJarITCase {
 
     static final Duration TIMEOUT = Duration.ofMinutes(3);
@@ -31,6 +30,7 @@ class IcebergApisJobJarITCase {
             List.of("[sql] +I[1, anna, 19.90]", "[sql] +I[2, bob, 7.50]", "[sql] +I[3, carla, 120.00]");
 
     @Test
+    @Tag("every-flink-line") // the packaging check runs on Flink 1.18 too (see the README, Run the tests)
     void holdsTheCatalogHelpersAndTheRelocatedShimAndNothingOfFlinkOrPlainHadoop() {
         JobJar jar = JobJar.ofThisModule();
         assertThat(jar.deployabilityProblems("io.inlet.examples.IcebergApis")).isEmpty();
