@@ -15,6 +15,7 @@ import org.apache.iceberg.flink.sink.FlinkSink;
 import org.apache.iceberg.flink.source.FlinkSource;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
@@ -36,7 +37,9 @@ import static org.apache.flink.table.api.Expressions.$;
  * <p>Settings ({@link JobSettings}): {@code catalog.<option>} are the catalog's options ({@code
  * catalog.catalog-type}, default {@code hadoop}; {@code catalog.warehouse}, required; {@code
  * catalog.uri}, {@code catalog.hadoop.*}, ...); {@code sql.catalog-type} is the SQL catalog type,
- * {@code inlet-iceberg} (default) or {@code iceberg}; {@code database} defaults to {@code shop}.
+ * {@code inlet-iceberg} (default) or {@code iceberg}; {@code database} defaults to {@code shop};
+ * {@code apis} names the parts to run, {@code sql,table-api,datastream} (default; the later parts
+ * read the table the SQL part writes).
  */
 public final class IcebergApis {
 
@@ -45,7 +48,20 @@ public final class IcebergApis {
     public static void main(String[] args) throws Exception {
         JobSettings settings = JobSettings.of(
                 args,
-                Map.of("catalog.catalog-type", "hadoop", "sql.catalog-type", "inlet-iceberg", "database", "shop"));
+                Map.of(
+                        "catalog.catalog-type",
+                        "hadoop",
+                        "sql.catalog-type",
+                        "inlet-iceberg",
+                        "database",
+                        "shop",
+                        "apis",
+                        "sql,table-api,datastream"));
+        List<String> apis = List.of(settings.get("apis").split("\\s*,\\s*"));
+        if (!List.of("sql", "table-api", "datastream").containsAll(apis) || !apis.contains("sql")) {
+            throw new IllegalArgumentException("apis: " + settings.get("apis")
+                    + " is not a list of sql, table-api and datastream that holds sql (the others read its table)");
+        }
         Map<String, String> catalog = new LinkedHashMap<>(settings.withPrefix("catalog."));
         settings.required("catalog.warehouse", "the Iceberg warehouse, e.g. hdfs://namenode:8020/warehouse");
         String db = settings.get("database");
@@ -67,7 +83,16 @@ public final class IcebergApis {
                 tEnv.executeSql("SELECT id, customer, amount FROM lake.`" + db + "`.orders ORDER BY id")
                         .collect());
 
-        // 2. The Table API.
+        if (apis.contains("table-api")) {
+            tableApi(tEnv, db);
+        }
+        if (apis.contains("datastream")) {
+            datastream(tEnv, catalog, db);
+        }
+    }
+
+    /** 2. The Table API. */
+    private static void tableApi(TableEnvironment tEnv, String db) throws Exception {
         tEnv.executeSql("CREATE TABLE IF NOT EXISTS lake.`" + db + "`.big_orders (id BIGINT, customer STRING)");
         Table big = tEnv.from("lake.`" + db + "`.orders")
                 .filter($("amount").isGreater(10))
@@ -79,8 +104,10 @@ public final class IcebergApis {
                         .orderBy($("id"))
                         .execute()
                         .collect());
+    }
 
-        // 3. The DataStream API, with table loaders that carry their own Hadoop configuration.
+    /** 3. The DataStream API, with table loaders that carry their own Hadoop configuration. */
+    private static void datastream(TableEnvironment tEnv, Map<String, String> catalog, String db) throws Exception {
         tEnv.executeSql("CREATE TABLE IF NOT EXISTS lake.`" + db
                 + "`.order_copies (id BIGINT, customer STRING, amount DECIMAL(10, 2))");
         // Streaming mode, with a bounded read: the sink commits when the input ends.

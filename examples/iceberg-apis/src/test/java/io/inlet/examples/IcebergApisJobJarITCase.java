@@ -11,6 +11,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -63,14 +64,11 @@ class IcebergApisJobJarITCase {
     }
 
     /** Runs the jar to its end; returns its output's lines. */
-    static List<String> run(Path jar, Path warehouse, String sqlCatalogType) throws Exception {
-        try (FlinkDistribution.Run run = FlinkDistribution.run(
-                jar,
-                Map.of(),
-                "--catalog.warehouse",
-                warehouse.toUri().toString(),
-                "--sql.catalog-type",
-                sqlCatalogType)) {
+    static List<String> run(Path jar, Path warehouse, String sqlCatalogType, String... more) throws Exception {
+        List<String> args = new ArrayList<>(List.of(
+                "--catalog.warehouse", warehouse.toUri().toString(), "--sql.catalog-type", sqlCatalogType));
+        args.addAll(List.of(more));
+        try (FlinkDistribution.Run run = FlinkDistribution.run(jar, Map.of(), args.toArray(new String[0]))) {
             int exit = run.awaitExit(TIMEOUT);
             String output = run.output();
             assertThat(exit).as("exit code of flink run. %s", run.describe()).isZero();
