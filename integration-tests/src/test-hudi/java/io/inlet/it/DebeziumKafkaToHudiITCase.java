@@ -18,6 +18,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.logging.log4j.Level;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -36,6 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * MERGE_ON_READ tables on disk, read back with Hudi's own Flink reader: equal to MySQL value for
  * value, and compaction ran, wrote base files and logged no error.
  */
+@Tag("hudi") // in the 1.17 build's Hudi execution: one test JVM, alone (integration-tests/pom.xml)
 @ExtendWith({MariaDbExtension.class, KafkaExtension.class, SchemaRegistryExtension.class})
 class DebeziumKafkaToHudiITCase {
 

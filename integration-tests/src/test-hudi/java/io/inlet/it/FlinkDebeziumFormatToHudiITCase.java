@@ -12,6 +12,7 @@ import io.inlet.testing.SchemaRegistryExtension;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -26,6 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The changes Flink's own debezium-avro-confluent format writes ({@link FlinkDebeziumFormatITCase})
  * through an Inlet pipeline into Hudi MERGE_ON_READ leave each table in the changes' final state.
  */
+@Tag("hudi") // in the 1.17 build's Hudi execution: one test JVM, alone (integration-tests/pom.xml)
 @ExtendWith({KafkaExtension.class, SchemaRegistryExtension.class})
 class FlinkDebeziumFormatToHudiITCase {
 

@@ -24,6 +24,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
 import org.apache.flink.streaming.api.functions.source.SourceFunction;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -49,6 +50,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * checkpoint waits for the checkpoint timeout: a race in Hudi 0.14 that this test can meet but not
  * force; see the README's known limitations.)
  */
+@Tag("hudi") // in the 1.17 build's Hudi execution: one test JVM, alone (integration-tests/pom.xml)
 @ExtendWith(MariaDbExtension.class)
 class HudiCheckpointsITCase {
 

@@ -14,6 +14,7 @@ import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.hadoop.HadoopCatalog;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -32,6 +33,7 @@ import java.util.concurrent.Callable;
  * pipeline is stopped with a savepoint, MySQL changes (deletes included) while it is down, and it is
  * restored: its versions are ordered by the Iceberg snapshots' sequence numbers.
  */
+@Tag("hudi") // in the 1.17 build's Hudi execution: one test JVM, alone (integration-tests/pom.xml)
 @ExtendWith(MariaDbExtension.class)
 class IcebergToHudiITCase {
 

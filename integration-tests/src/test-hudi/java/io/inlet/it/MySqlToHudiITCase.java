@@ -11,6 +11,7 @@ import io.inlet.testing.MariaDbServer;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -26,6 +27,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * The SPIs compose: the MySQL source feeds the Hudi sink, the shop tables of every type end equal to
  * MySQL and compacted, and the tables Hudi wrote are checked before a new pipeline writes them again.
  */
+@Tag("hudi") // in the 1.17 build's Hudi execution: one test JVM, alone (integration-tests/pom.xml)
 @ExtendWith(MariaDbExtension.class)
 class MySqlToHudiITCase {
 

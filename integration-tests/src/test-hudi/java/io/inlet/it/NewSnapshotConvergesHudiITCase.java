@@ -10,6 +10,7 @@ import io.inlet.testing.MariaDbServer;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -26,6 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@link NewSnapshotConvergesITCase} into Hudi: a job started without state over Hudi tables that
  * already hold rows deletes the rows deleted while no job ran, and compaction folds the deletes in.
  */
+@Tag("hudi") // in the 1.17 build's Hudi execution: one test JVM, alone (integration-tests/pom.xml)
 @ExtendWith(MariaDbExtension.class)
 class NewSnapshotConvergesHudiITCase {
 

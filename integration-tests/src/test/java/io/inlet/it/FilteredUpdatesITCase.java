@@ -12,6 +12,7 @@ import io.inlet.testing.MariaDbServer;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -29,6 +30,7 @@ import java.util.concurrent.Callable;
  * changelog mode and Hudi (in the Flink 1.17 build) alike, each read with its own reader and
  * compared with the same query on MySQL.
  */
+@Tag("hudi") // mirrors into Hudi too on 1.17: the Hudi execution there (integration-tests/pom.xml)
 @ExtendWith(MariaDbExtension.class)
 class FilteredUpdatesITCase {
 

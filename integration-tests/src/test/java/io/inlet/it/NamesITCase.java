@@ -16,6 +16,7 @@ import io.inlet.testing.TestNames;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -33,6 +34,7 @@ import java.util.concurrent.Callable;
  * order}, {@code key}, {@code desc} and {@code select}, a mixed-case column, from MySQL and from
  * Debezium on Kafka into Iceberg and Hudi (in the Flink 1.17 build), each read back with its own reader.
  */
+@Tag("hudi") // mirrors into Hudi too on 1.17: the Hudi execution there (integration-tests/pom.xml)
 @ExtendWith({MariaDbExtension.class, KafkaExtension.class, SchemaRegistryExtension.class})
 class NamesITCase {
 
