@@ -6,6 +6,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.checkpoint.CheckpointFailureReason;
+import org.apache.flink.runtime.dispatcher.UnavailableDispatcherOperationException;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.ExceptionUtils;
 
@@ -44,9 +45,9 @@ final class Jobs {
     }
 
     /**
-     * Stops the job with a savepoint into the directory and returns its path. A job whose tasks are
-     * still starting refuses the savepoint ("Not all required tasks are currently running") and runs
-     * on: the stop is tried again until it succeeds or a minute has passed. Any other failure of the
+     * Stops the job with a savepoint into the directory and returns its path. A job whose job manager
+     * or tasks are still starting refuses the savepoint ("not available while the JobManager is
+     * initializing", "Not all required tasks are currently running") and runs on: the stop is tried again until it succeeds or a minute has passed. Any other failure of the
      * stop fails the test: the job may have failed over to an earlier checkpoint meanwhile, and a
      * savepoint taken after that would hold a position before changes the test saw written.
      */
@@ -57,10 +58,16 @@ final class Jobs {
                 return job.stopWithSavepoint(false, directory.toUri().toString(), SavepointFormatType.CANONICAL)
                         .get(60, TimeUnit.SECONDS);
             } catch (ExecutionException e) {
-                // By message: the cause may arrive as a SerializedThrowable.
-                boolean starting = ExceptionUtils.findThrowableWithMessage(
-                                e, CheckpointFailureReason.NOT_ALL_REQUIRED_TASKS_RUNNING.message())
-                        .isPresent();
+                // The job manager or the tasks still starting; by message, as a cause may arrive as a
+                // SerializedThrowable.
+                boolean starting = ExceptionUtils.findThrowable(e, UnavailableDispatcherOperationException.class)
+                                .isPresent()
+                        || ExceptionUtils.findThrowableWithMessage(
+                                        e, "not available while the JobManager is initializing")
+                                .isPresent()
+                        || ExceptionUtils.findThrowableWithMessage(
+                                        e, CheckpointFailureReason.NOT_ALL_REQUIRED_TASKS_RUNNING.message())
+                                .isPresent();
                 if (!starting) {
                     throw new AssertionError(
                             "Stop-with-savepoint failed while the job was "

@@ -67,7 +67,8 @@ class HadoopUtilsReproductionITCase {
         // The SQL part alone (--apis sql): it is what fails without the shim.
         List<String> out = IcebergApisJobJarITCase.run(
                 JobJar.ofThisModule().path(), work.resolve("warehouse"), "iceberg", "--apis", "sql");
-        assertThat(IcebergApisJobJarITCase.lines(out, "[sql]")).containsExactlyElementsOf(IcebergApisJobJarITCase.SQL_ROWS);
+        assertThat(IcebergApisJobJarITCase.lines(out, "[sql]"))
+                .containsExactlyElementsOf(IcebergApisJobJarITCase.SQL_ROWS);
         assertThat(IcebergApisJobJarITCase.lines(out, "[table-api]")).isEmpty();
     }
 

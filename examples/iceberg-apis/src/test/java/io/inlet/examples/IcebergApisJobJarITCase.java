@@ -65,8 +65,8 @@ class IcebergApisJobJarITCase {
 
     /** Runs the jar to its end; returns its output's lines. */
     static List<String> run(Path jar, Path warehouse, String sqlCatalogType, String... more) throws Exception {
-        List<String> args = new ArrayList<>(List.of(
-                "--catalog.warehouse", warehouse.toUri().toString(), "--sql.catalog-type", sqlCatalogType));
+        List<String> args = new ArrayList<>(
+                List.of("--catalog.warehouse", warehouse.toUri().toString(), "--sql.catalog-type", sqlCatalogType));
         args.addAll(List.of(more));
         try (FlinkDistribution.Run run = FlinkDistribution.run(jar, Map.of(), args.toArray(new String[0]))) {
             int exit = run.awaitExit(TIMEOUT);
