@@ -159,6 +159,7 @@ public final class HudiSink implements ChangeSink {
     private static final String PAYLOAD_CLASS = "payload.class";
     private static final String INDEX_BOOTSTRAP = "index.bootstrap.enabled";
     private static final String INDEX_BOOTSTRAP_TASKS = "index.bootstrap.tasks";
+    private static final String ALLOW_EMPTY_COMMIT = "hoodie.allow.empty.commit";
 
     /**
      * Whether the writer loads the existing table's keys into its index when the job starts: with
@@ -426,6 +427,11 @@ public final class HudiSink implements ChangeSink {
         // the insert's data block before the delete block, and the re-inserted row reads as deleted.
         // With a changelog every change must stay, and deletes are data rows there, in order.
         o.put("write.precombine", String.valueOf(!changelog));
+        // An instant per checkpoint, empty ones included: Hudi 0.14's coordinator starts no new instant
+        // after an empty checkpoint, and a writer whose next checkpoint carries data can then wait inside
+        // it for an acknowledgement until the checkpoint times out (HudiCheckpointsITCase met it; Hudi 1.0
+        // made this the default, HUDI-7819). The user's own value wins.
+        o.put(ALLOW_EMPTY_COMMIT, "true");
         if (softDeletes(t)) {
             // Compares ordering values before it applies a delete in every merge (Hudi's Flink default,
             // EventTimeAvroPayload, lets a soft delete beat a newer row in a base file).
