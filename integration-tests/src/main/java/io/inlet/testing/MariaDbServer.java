@@ -88,6 +88,7 @@ public final class MariaDbServer extends ServiceProcess implements ExtensionCont
             String installDb = findFirst(INSTALL_DB_BINARIES);
             Path cnf = workDir().resolve("my.cnf");
             Files.createDirectories(workDir().resolve("data"));
+            Files.createDirectories(workDir().resolve("tmp"));
             Files.writeString(cnf, config(), StandardCharsets.UTF_8);
             String user = System.getProperty("user.name");
             List<String> install = new ArrayList<>(List.of(
@@ -165,6 +166,10 @@ public final class MariaDbServer extends ServiceProcess implements ExtensionCont
         settings.put("socket", d.resolve("mysqld.sock").toString());
         settings.put("pid-file", d.resolve("mysqld.pid").toString());
         settings.put("log-error", d.resolve("error.log").toString());
+        // A temporary directory of its own: a starting server deletes the #sql* files it finds in its
+        // tmpdir, and with the shared /tmp it deleted those of another server bootstrapping in a
+        // parallel test JVM ("Unknown table 'mysql.tmp_proxies_priv'", install-db failed).
+        settings.put("tmpdir", d.resolve("tmp").toString());
         settings.put("port", String.valueOf(port));
         settings.put("bind-address", "127.0.0.1");
         settings.put("skip-name-resolve", "");

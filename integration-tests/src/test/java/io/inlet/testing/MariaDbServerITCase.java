@@ -8,8 +8,15 @@ import java.net.ServerSocket;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -58,6 +65,31 @@ class MariaDbServerITCase {
         assertThat(server.createDatabase())
                 .isNotEqualTo(server.createDatabase())
                 .startsWith("db_");
+    }
+
+    @Test
+    void serversStartingAtOnceInOneMachineAllStart() throws Exception {
+        // Parallel test JVMs start their servers at the same moment; a starting server deletes the
+        // temporary tables it finds in its tmpdir, so with a shared one it broke another's bootstrap.
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        List<Future<MariaDbServer>> starting = new ArrayList<>();
+        try {
+            for (int i = 0; i < 4; i++) {
+                starting.add(pool.submit(() -> MariaDbServer.start()));
+            }
+            for (Future<MariaDbServer> f : starting) {
+                assertThat(f.get(3, TimeUnit.MINUTES).createDatabase()).startsWith("db_");
+            }
+        } finally {
+            for (Future<MariaDbServer> f : starting) {
+                try {
+                    f.get(3, TimeUnit.MINUTES).close();
+                } catch (ExecutionException e) {
+                    // that server did not start: the loop above reported it
+                }
+            }
+            pool.shutdownNow();
+        }
     }
 
     @Test
