@@ -47,9 +47,10 @@ final class Jobs {
     /**
      * Stops the job with a savepoint into the directory and returns its path. A job whose job manager
      * or tasks are still starting refuses the savepoint ("not available while the JobManager is
-     * initializing", "Not all required tasks are currently running") and runs on: the stop is tried again until it succeeds or a minute has passed. Any other failure of the
-     * stop fails the test: the job may have failed over to an earlier checkpoint meanwhile, and a
-     * savepoint taken after that would hold a position before changes the test saw written.
+     * initializing", "Not all required tasks are currently running") and runs on: the stop is tried
+     * again until it succeeds or a minute has passed. Any other failure of the stop fails the test: the
+     * job may have failed over to an earlier checkpoint meanwhile, and a savepoint taken after that
+     * would hold a position before changes the test saw written.
      */
     static String stopWithSavepoint(JobClient job, Path directory) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
