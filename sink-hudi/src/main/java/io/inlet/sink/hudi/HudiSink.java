@@ -158,7 +158,8 @@ public final class HudiSink implements ChangeSink {
 
     private static final String PAYLOAD_CLASS = "payload.class";
     private static final String INDEX_BOOTSTRAP = "index.bootstrap.enabled";
-    private static final String INDEX_BOOTSTRAP_TASKS = "index.bootstrap.tasks";
+    private static final String INDEX_BOOTSTRAP_TASKS =
+            "write.index_bootstrap.tasks"; // FlinkOptions.INDEX_BOOTSTRAP_TASKS
     private static final String ALLOW_EMPTY_COMMIT = "hoodie.allow.empty.commit";
 
     /**

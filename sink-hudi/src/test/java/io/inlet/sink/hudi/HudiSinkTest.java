@@ -155,17 +155,17 @@ class HudiSinkTest {
         // cannot be cancelled, so a failure while one waits would keep the job from restarting.
         assertThat(sink.options(ORDERS))
                 .containsEntry("index.bootstrap.enabled", "true")
-                .containsEntry("index.bootstrap.tasks", "1")
+                .containsEntry("write.index_bootstrap.tasks", "1")
                 // Empty checkpoints commit too: Hudi 0.14's writer can otherwise hang in the next one.
                 .containsEntry("hoodie.allow.empty.commit", "true");
         assertThat(HudiSink.builder()
                         .path(lake.toUri().toString())
-                        .option("index.bootstrap.tasks", "4")
+                        .option("write.index_bootstrap.tasks", "4")
                         .option("hoodie.allow.empty.commit", "false")
                         .build()
                         .options(ORDERS))
                 .containsEntry("index.bootstrap.enabled", "true")
-                .containsEntry("index.bootstrap.tasks", "4")
+                .containsEntry("write.index_bootstrap.tasks", "4")
                 .containsEntry("hoodie.allow.empty.commit", "false");
         // A new table gets the flag; a payload of the user's or reconcile-snapshots=false leave it out.
         TableDescriptor other = TableDescriptor.builder(TableId.of("shop", "other"))
