@@ -37,15 +37,23 @@ public final class KafkaBroker extends ServiceProcess implements ExtensionContex
 
     /** Starts a broker on free ports. */
     public static KafkaBroker start() {
-        Path dir;
-        try {
-            dir = Files.createTempDirectory("inlet-kafka-");
-        } catch (IOException e) {
-            throw new IllegalStateException("Cannot create a directory for Kafka", e);
+        for (int attempt = 1; ; attempt++) {
+            Path dir;
+            try {
+                dir = Files.createTempDirectory("inlet-kafka-");
+            } catch (IOException e) {
+                throw new IllegalStateException("Cannot create a directory for Kafka", e);
+            }
+            KafkaBroker broker = new KafkaBroker(dir, FreePorts.next(), FreePorts.next());
+            try {
+                broker.startBroker();
+                return broker;
+            } catch (IllegalStateException e) {
+                if (attempt == 3 || !FreePorts.takenMeanwhile(e)) {
+                    throw e;
+                }
+            }
         }
-        KafkaBroker broker = new KafkaBroker(dir, FreePorts.next(), FreePorts.next());
-        broker.startBroker();
-        return broker;
     }
 
     private void startBroker() {

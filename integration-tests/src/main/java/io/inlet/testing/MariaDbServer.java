@@ -48,7 +48,7 @@ public final class MariaDbServer extends ServiceProcess implements ExtensionCont
             } catch (IllegalStateException e) {
                 // Another process may have taken the port between our probe and the bind.
                 last = e;
-                if (!String.valueOf(e.getMessage()).contains("Address already in use")) {
+                if (!FreePorts.takenMeanwhile(e)) {
                     throw e;
                 }
             }

@@ -39,15 +39,23 @@ public final class SchemaRegistry extends ServiceProcess implements ExtensionCon
     }
 
     public static SchemaRegistry start() {
-        Path dir;
-        try {
-            dir = Files.createTempDirectory("inlet-registry-");
-        } catch (IOException e) {
-            throw new IllegalStateException("Cannot create a directory for the registry", e);
+        for (int attempt = 1; ; attempt++) {
+            Path dir;
+            try {
+                dir = Files.createTempDirectory("inlet-registry-");
+            } catch (IOException e) {
+                throw new IllegalStateException("Cannot create a directory for the registry", e);
+            }
+            SchemaRegistry registry = new SchemaRegistry(dir, FreePorts.next());
+            try {
+                registry.startRegistry();
+                return registry;
+            } catch (IllegalStateException e) {
+                if (attempt == 3 || !FreePorts.takenMeanwhile(e)) {
+                    throw e;
+                }
+            }
         }
-        SchemaRegistry registry = new SchemaRegistry(dir, FreePorts.next());
-        registry.startRegistry();
-        return registry;
     }
 
     private void startRegistry() {
