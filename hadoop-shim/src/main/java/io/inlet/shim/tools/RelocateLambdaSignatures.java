@@ -11,6 +11,7 @@ import java.nio.file.FileSystem;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.List;
@@ -55,9 +56,13 @@ public final class RelocateLambdaSignatures {
         Set<PosixFilePermission> mode = permissions(jar);
         int classes = 0;
         int strings = 0;
+        // A copy is rewritten and then moved over the jar: a failure leaves the jar as shade wrote it.
+        Path copy = Files.createTempFile(
+                jar.toAbsolutePath().getParent(), jar.getFileName().toString(), ".tmp");
+        Files.copy(jar, copy, StandardCopyOption.REPLACE_EXISTING);
         // Through the zip file system: only the classes written to are compressed again, the other
         // entries (nearly all of a job jar) are copied as they are, in their order.
-        try (FileSystem zip = FileSystems.newFileSystem(jar, (ClassLoader) null)) {
+        try (FileSystem zip = FileSystems.newFileSystem(copy, (ClassLoader) null)) {
             List<Path> classFiles;
             try (Stream<Path> all = Files.walk(zip.getPath("/"))) {
                 classFiles = all.filter(f -> f.toString().endsWith(".class"))
@@ -79,11 +84,15 @@ public final class RelocateLambdaSignatures {
                     strings += changed[0];
                 }
             }
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(copy);
+            throw e;
         }
         if (mode != null) {
-            // The zip file system writes the jar anew, private to its owner: the jar keeps its permissions.
-            Files.setPosixFilePermissions(jar, mode);
+            // The copy is private to its owner: the jar keeps the permissions it had.
+            Files.setPosixFilePermissions(copy, mode);
         }
+        Files.move(copy, jar, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         return new int[] {classes, strings};
     }
 
