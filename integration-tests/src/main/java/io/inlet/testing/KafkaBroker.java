@@ -37,23 +37,17 @@ public final class KafkaBroker extends ServiceProcess implements ExtensionContex
 
     /** Starts a broker on free ports. */
     public static KafkaBroker start() {
-        for (int attempt = 1; ; attempt++) {
+        return FreePorts.startRetryingTakenPorts(() -> {
             Path dir;
             try {
                 dir = Files.createTempDirectory("inlet-kafka-");
             } catch (IOException e) {
                 throw new IllegalStateException("Cannot create a directory for Kafka", e);
             }
-            KafkaBroker broker = new KafkaBroker(dir, FreePorts.next(), FreePorts.next());
-            try {
-                broker.startBroker();
-                return broker;
-            } catch (IllegalStateException e) {
-                if (attempt == 3 || !FreePorts.takenMeanwhile(e)) {
-                    throw e;
-                }
-            }
-        }
+            KafkaBroker server = new KafkaBroker(dir, FreePorts.next(), FreePorts.next());
+            server.startBroker();
+            return server;
+        });
     }
 
     private void startBroker() {

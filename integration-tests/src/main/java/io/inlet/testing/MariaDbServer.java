@@ -41,19 +41,7 @@ public final class MariaDbServer extends ServiceProcess implements ExtensionCont
 
     /** Starts a server on a free port. */
     public static MariaDbServer start() {
-        IllegalStateException last = null;
-        for (int attempt = 0; attempt < 3; attempt++) {
-            try {
-                return start(FreePorts.next());
-            } catch (IllegalStateException e) {
-                // Another process may have taken the port between our probe and the bind.
-                last = e;
-                if (!FreePorts.takenMeanwhile(e)) {
-                    throw e;
-                }
-            }
-        }
-        throw last;
+        return FreePorts.startRetryingTakenPorts(() -> start(FreePorts.next()));
     }
 
     /** Starts a server on the given port (fails with the server's log when it cannot). */

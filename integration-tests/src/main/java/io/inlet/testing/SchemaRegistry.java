@@ -39,23 +39,17 @@ public final class SchemaRegistry extends ServiceProcess implements ExtensionCon
     }
 
     public static SchemaRegistry start() {
-        for (int attempt = 1; ; attempt++) {
+        return FreePorts.startRetryingTakenPorts(() -> {
             Path dir;
             try {
                 dir = Files.createTempDirectory("inlet-registry-");
             } catch (IOException e) {
                 throw new IllegalStateException("Cannot create a directory for the registry", e);
             }
-            SchemaRegistry registry = new SchemaRegistry(dir, FreePorts.next());
-            try {
-                registry.startRegistry();
-                return registry;
-            } catch (IllegalStateException e) {
-                if (attempt == 3 || !FreePorts.takenMeanwhile(e)) {
-                    throw e;
-                }
-            }
-        }
+            SchemaRegistry server = new SchemaRegistry(dir, FreePorts.next());
+            server.startRegistry();
+            return server;
+        });
     }
 
     private void startRegistry() {
