@@ -44,11 +44,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Hudi's writers go on after checkpoints that carry no data and after declined ones. Hudi 0.14's
  * Flink writer, once it has flushed for a checkpoint, writes its next data only into a new instant
- * or after the coordinator acknowledged that checkpoint: a change that follows idle checkpoints, or a
- * checkpoint that was declined after the writer flushed for it, must still land within seconds. (A
- * change whose checkpoint barrier reaches the writer before the acknowledgement of an empty
- * checkpoint waits for the checkpoint timeout: a race in Hudi 0.14 that this test can meet but not
- * force; see the README's known limitations.)
+ * or after the coordinator acknowledged that checkpoint. Hudi's coordinator neither commits nor
+ * acknowledges a declined checkpoint, so a writer that flushed for one and then received a change
+ * before the next barrier waited inside the next checkpoint until the checkpoint timeout (ten
+ * minutes by default), and the job failed over. The declined step here makes that order happen:
+ * the declined checkpoint is held open until the change has reached the writer.
  */
 @Tag("hudi") // in the 1.17 build's Hudi execution: one test JVM, alone (integration-tests/pom.xml)
 @ExtendWith(MariaDbExtension.class)
@@ -60,7 +60,11 @@ class HudiCheckpointsITCase {
     /** Set by the test: the next checkpoint of the side branch fails, after Hudi's writer flushed for it. */
     private static final AtomicBoolean DECLINE_NEXT = new AtomicBoolean();
 
-    private static volatile CountDownLatch declined = new CountDownLatch(1);
+    /** Counted down when the side branch's snapshot has started and holds its checkpoint open. */
+    private static volatile CountDownLatch holding = new CountDownLatch(1);
+
+    /** Counted down by the test to let the held snapshot fail, which declines the checkpoint. */
+    private static volatile CountDownLatch release = new CountDownLatch(1);
 
     @Test
     void changesAfterEmptyAndAbortedCheckpointsLandWithinSeconds(MariaDbServer mysql, @TempDir Path lake)
@@ -103,13 +107,21 @@ class HudiCheckpointsITCase {
                 mysql.execute(db, "UPDATE t SET v = " + round + " WHERE id = 1");
                 HudiLakes.awaitHudi(job, table, sink.writeRowType(t), t.primaryKey(), expected, HudiOrdering.COLUMNS);
             }
-            // A checkpoint that aborts after the writer flushed for it (nothing to write), then a change.
-            declined = new CountDownLatch(1);
+            // A checkpoint that is declined after the writer flushed for it (nothing to write), with a
+            // change that reaches the writer while that checkpoint is still open: the next barrier
+            // finds data in the writer, which Hudi 0.14 alone holds until the checkpoint timeout.
+            holding = new CountDownLatch(1);
+            release = new CountDownLatch(1);
             DECLINE_NEXT.set(true);
-            assertThat(declined.await(60, TimeUnit.SECONDS))
-                    .as("the side branch declined a checkpoint")
+            assertThat(holding.await(60, TimeUnit.SECONDS))
+                    .as("the side branch holds a checkpoint open")
                     .isTrue();
+            // The held checkpoint's barrier passes the writer in milliseconds (it flushes, with nothing
+            // to write); the change follows it, then gets the time to reach the writer.
+            Thread.sleep(1_000);
             mysql.execute(db, "UPDATE t SET v = 100 WHERE id = 2");
+            Thread.sleep(2_000);
+            release.countDown();
             HudiLakes.awaitHudi(job, table, sink.writeRowType(t), t.primaryKey(), expected, HudiOrdering.COLUMNS);
         } finally {
             Jobs.cancelAndAwait(job);
@@ -136,9 +148,9 @@ class HudiCheckpointsITCase {
 
     /**
      * Keeps one value in operator state whose serializer fails when the test asks, in the snapshot's
-     * asynchronous part, a second after the barrier reached it: the checkpoint is declined and the
-     * job runs on, and the Hudi writer, whose barrier comes from the other source, has flushed for
-     * that checkpoint.
+     * asynchronous part, once the test releases it: the checkpoint stays open until then, is declined
+     * and the job runs on. The Hudi writer, whose barrier comes from the other source, flushed for
+     * that checkpoint long before.
      */
     private static final class DeclineOnDemand implements MapFunction<Long, Long>, CheckpointedFunction {
         private static final long serialVersionUID = 1L;
@@ -159,7 +171,7 @@ class HudiCheckpointsITCase {
         }
     }
 
-    /** A LONG serializer that fails one serialization when the test asks. */
+    /** A LONG serializer that holds, then fails, one serialization when the test asks. */
     public static final class DecliningSerializer extends TypeSerializerSingleton<Long> {
         private static final long serialVersionUID = 1L;
 
@@ -191,12 +203,14 @@ class HudiCheckpointsITCase {
         @Override
         public void serialize(Long record, DataOutputView target) throws IOException {
             if (DECLINE_NEXT.compareAndSet(true, false)) {
+                holding.countDown();
                 try {
-                    Thread.sleep(1_000);
+                    if (!release.await(60, TimeUnit.SECONDS)) {
+                        throw new IOException("the test did not release the held checkpoint");
+                    }
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
-                declined.countDown();
                 throw new IOException("checkpoint declined on purpose by the test");
             }
             target.writeLong(record);

@@ -42,14 +42,17 @@ public final class HudiWriters {
 
     private HudiWriters() {}
 
-    /** Adds the writer of one table, fed by the rows (of the spec's type). */
+    /**
+     * Adds the writer of one table, fed by the rows (of the spec's type), with its coordinator wrapped
+     * to go on after aborted checkpoints ({@link AbortedCheckpointAcks}).
+     */
     @SuppressWarnings("deprecation") // consumeDataStream(DataStream): what HoodiePipeline calls in Hudi 0.14
     public static void write(DataStream<RowData> rows, HudiTableSpec table) {
         DynamicTableSink sink = new HoodieTableFactory().createDynamicTableSink(context(table));
         // The context the SQL planner hands a sink of an unbounded input.
         DataStreamSinkProvider provider =
                 (DataStreamSinkProvider) sink.getSinkRuntimeProvider(new SinkRuntimeProviderContext(false));
-        provider.consumeDataStream(rows);
+        AbortedCheckpointAcks.install(provider.consumeDataStream(rows));
     }
 
     /** Hudi's batch reader of one table's latest rows (base and log files merged), as its SQL connector reads it. */
