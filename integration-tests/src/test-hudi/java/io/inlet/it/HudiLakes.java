@@ -15,6 +15,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 
 /**
  * Hudi lakes of the tests, read back with Hudi's own reader. In the build for Flink 1.17 only (the
@@ -89,9 +90,16 @@ final class HudiLakes {
         StringBuilder b = new StringBuilder("Timeline of ").append(table).append(":");
         File[] files = table.resolve(".hoodie").toFile().listFiles(File::isFile);
         if (files != null) {
-            Arrays.stream(files)
+            // The latest instants tell where the writer stopped; the whole history drowns it.
+            List<String> names = Arrays.stream(files)
                     .map(File::getName)
+                    .filter(n -> !n.startsWith("."))
                     .sorted()
+                    .collect(Collectors.toList());
+            if (names.size() > 15) {
+                b.append(" (").append(names.size() - 15).append(" earlier files) ...");
+            }
+            names.subList(Math.max(0, names.size() - 15), names.size())
                     .forEach(n -> b.append(' ').append(n));
         }
         for (Map.Entry<Thread, StackTraceElement[]> t :
