@@ -1,21 +1,27 @@
 package io.inlet.sink.hudi;
 
 import io.inlet.core.InletValidationException;
+import io.inlet.core.event.ChangeEvent;
+import io.inlet.core.event.ChangeEventTypeInfo;
 import io.inlet.core.spi.FactoryDiscovery;
+import io.inlet.core.spi.SinkContext;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
 
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.graph.StreamNode;
 import org.apache.flink.table.api.DataTypes;
+import org.apache.hudi.common.model.HoodieTableType;
+import org.apache.hudi.common.table.HoodieTableMetaClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
+import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -125,23 +131,7 @@ class HudiSinkTest {
     @Test
     void writesATableCreatedWithoutTheSoftDeleteFlagAsItIsAndLoadsItsKeys(@TempDir Path lake) throws IOException {
         HudiSink sink = HudiSink.builder().path(lake.toUri().toString()).build();
-        Path hoodie =
-                Path.of(java.net.URI.create(sink.tablePath(ORDERS.tableId()))).resolve(".hoodie");
-        Files.createDirectories(hoodie);
-        String schema = "{\"type\":\"record\",\"name\":\"r\",\"fields\":["
-                + "{\"name\":\"id\",\"type\":\"long\"},"
-                + "{\"name\":\"qty\",\"type\":[\"null\",\"int\"]},"
-                + "{\"name\":\"at\",\"type\":[\"null\",{\"type\":\"int\",\"logicalType\":\"time-millis\"}]},"
-                + "{\"name\":\"region\",\"type\":[\"null\",\"string\"]},"
-                + "{\"name\":\"_source_position\",\"type\":\"long\"}]}";
-        Properties p = new Properties();
-        p.setProperty("hoodie.table.type", "MERGE_ON_READ");
-        p.setProperty("hoodie.table.recordkey.fields", "id");
-        p.setProperty("hoodie.table.precombine.field", "_source_position");
-        p.setProperty("hoodie.table.create.schema", schema);
-        try (OutputStream out = Files.newOutputStream(hoodie.resolve("hoodie.properties"))) {
-            p.store(out, null);
-        }
+        createTableWithoutTheSoftDeleteFlag(sink);
         sink.validate(List.of(ORDERS));
         assertThat(sink.writeRowType(ORDERS).getFieldNames())
                 .containsExactly("id", "qty", "at", "region", "_source_position");
@@ -194,5 +184,53 @@ class HudiSinkTest {
                         .writeRowType(other)
                         .getFieldNames())
                 .containsExactly("id", "_source_position");
+    }
+
+    /** A MERGE_ON_READ table of ORDERS as Hudi's own writer creates it: no soft-delete flag. */
+    private static void createTableWithoutTheSoftDeleteFlag(HudiSink sink) throws IOException {
+        String schema = "{\"type\":\"record\",\"name\":\"r\",\"fields\":["
+                + "{\"name\":\"id\",\"type\":\"long\"},"
+                + "{\"name\":\"qty\",\"type\":[\"null\",\"int\"]},"
+                + "{\"name\":\"at\",\"type\":[\"null\",{\"type\":\"int\",\"logicalType\":\"time-millis\"}]},"
+                + "{\"name\":\"region\",\"type\":[\"null\",\"string\"]},"
+                + "{\"name\":\"_source_position\",\"type\":\"long\"}]}";
+        // Through Hudi's own table creation: the properties file with its checksum, as Hudi's writer leaves it.
+        HoodieTableMetaClient.withPropertyBuilder()
+                .setTableType(HoodieTableType.MERGE_ON_READ)
+                .setTableName("orders")
+                .setRecordKeyFields("id")
+                .setPreCombineField("_source_position")
+                .setTableCreateSchema(schema)
+                .initTable(new org.apache.hadoop.conf.Configuration(false), sink.tablePath(ORDERS.tableId()));
+    }
+
+    @Test
+    void loadsTheKeysOfAnExistingTableInOneTaskOfTheBuiltJob(@TempDir Path lake) throws IOException {
+        HudiSink sink = HudiSink.builder().path(lake.toUri().toString()).build();
+        createTableWithoutTheSoftDeleteFlag(sink);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.enableCheckpointing(1_000);
+        // A source of four tasks, as a Kafka source of four partitions has: without the setting, Hudi
+        // bootstraps with the parallelism of its input.
+        DataStream<ChangeEvent> changes = env.fromCollection(List.of(), ChangeEventTypeInfo.of(List.of(ORDERS)))
+                .rebalance()
+                .map(e -> e, ChangeEventTypeInfo.of(List.of(ORDERS)))
+                .setParallelism(4);
+        sink.addSink(changes, new SinkContext() {
+            @Override
+            public List<TableDescriptor> tables() {
+                return List.of(ORDERS);
+            }
+
+            @Override
+            public String uid(String part) {
+                return "hudi-" + part;
+            }
+        });
+        Map<String, Integer> parallelism = env.getStreamGraph().getStreamNodes().stream()
+                .collect(Collectors.toMap(StreamNode::getOperatorName, StreamNode::getParallelism, (a, b) -> a));
+        // Hudi 0.14's bootstrap tasks wait for each other in a loop that cannot be cancelled; one task
+        // never enters it.
+        assertThat(parallelism).containsEntry("Hudi: split by table", 4).containsEntry("index_bootstrap", 1);
     }
 }
