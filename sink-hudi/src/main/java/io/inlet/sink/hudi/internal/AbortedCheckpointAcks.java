@@ -18,16 +18,17 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Unblocks Hudi 0.14's Flink writers after a declined or expired checkpoint.
+ * Unblocks Hudi 0.14's Flink writers of MERGE_ON_READ tables after a declined or expired checkpoint.
  *
  * <p>Hudi's writer, once it has flushed for a checkpoint, writes its next data only into a new
  * instant or after its coordinator acknowledged that checkpoint. Hudi's coordinator does neither for
  * an aborted checkpoint (0.14.0 does not implement {@code notifyCheckpointAborted}), so a writer that
  * flushed for one and then received data before the next barrier waits inside the next checkpoint
  * until the checkpoint timeout, and the job fails over. Here each Hudi write operator's coordinator is
- * wrapped: on the abort of the latest checkpoint it sends the writers the acknowledgement Hudi itself
- * sends after an empty checkpoint, so they go on writing into the same instant, which the next
- * completed checkpoint commits (see {@link AckingWriteCoordinator} for why that order is safe).
+ * wrapped: on the abort of the latest checkpoint it sends the writers the acknowledgement Hudi sends
+ * after a checkpoint without data, so they go on writing into the same instant, which the next
+ * completed checkpoint commits (see {@link AckingWriteCoordinator} for why that is safe, and only for
+ * MERGE_ON_READ).
  *
  * <p>Hudi builds its operators inside its table sink; the factory of a built transformation can only
  * be replaced by reflection. A Flink version without the field fails the job's construction with

@@ -8,6 +8,7 @@ import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 import org.apache.hudi.exception.HoodieException;
 import org.apache.hudi.sink.StreamWriteOperatorCoordinator;
 import org.apache.hudi.sink.event.CommitAckEvent;
+import org.apache.hudi.sink.event.WriteMetadataEvent;
 import org.apache.hudi.sink.utils.NonThrownExecutor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,26 +19,34 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
- * Hudi's write coordinator, which also acknowledges an aborted checkpoint to the writers.
+ * Hudi's write coordinator, which also acknowledges an aborted checkpoint to the writers of a
+ * MERGE_ON_READ table.
  *
- * <p>Why acknowledging is safe: the acknowledgement only lets a writer that flushed for the aborted
- * checkpoint write again into the instant it flushed for. That instant is committed by the next
- * completed checkpoint, whose flush comes after those writes (a writer flushes synchronously in its
- * snapshot); Hudi merges the writer's flushes of one instant. Two orders keep the acknowledgement from
- * meeting a commit in flight:
+ * <p>The acknowledgement lets a writer that flushed for the aborted checkpoint write again into the
+ * instant it flushed for, as Hudi's writer does between mini-batches. A MERGE_ON_READ writer appends
+ * log blocks, so its later writes add to what it flushed (a COPY_ON_WRITE writer would merge from the
+ * last committed base file and lose the flushed one: {@link AbortedCheckpointAcks} leaves those
+ * alone). The instant is committed by the next completed checkpoint, whose flush follows those writes
+ * (a writer flushes synchronously in its snapshot); Hudi merges a writer's flushes of one instant.
+ * What keeps the acknowledgement from meeting a commit:
  *
  * <ul>
- *   <li>It runs on Hudi's own single-thread coordinator executor (installed here through Hudi's public
- *       {@code setExecutor}), after every commit Hudi queued before the abort: a writer never resumes
- *       into an instant that is being committed.
+ *   <li>It runs on Hudi's single-thread coordinator executor (installed through the coordinator's
+ *       {@code setExecutor}, which Hudi has for its tests), after every commit Hudi queued before
+ *       the abort, and not at all once one of them failed.
  *   <li>It is sent only when the aborted checkpoint is the latest one the coordinator took part in, and
  *       before the next one's coordinator snapshot completes, so Flink delivers it before that
  *       checkpoint's barrier is injected (Flink holds a checkpoint until the coordinator's earlier
  *       events are delivered). A writer that flushed for a later checkpoint never receives it.
+ *   <li>A bounded input's end: Hudi commits the instant when every writer's latest event is a last
+ *       batch, and the events of the aborted checkpoint still are. A writer that ended its input
+ *       would commit the instant while others still write into it; so the writers' end-of-input
+ *       events reach Hudi together, once every writer has sent one. A writer that ended gets no
+ *       acknowledgement.
  * </ul>
  *
- * <p>Hudi sends the same event after a checkpoint with no data; the writer only clears its waiting
- * flag on it.
+ * <p>Hudi itself sends this event after a checkpoint in which no writer wrote anything (and after
+ * clearing its buffer); the writer only clears its waiting flag on it.
  */
 @Internal
 public final class AckingWriteCoordinator implements OperatorCoordinator {
@@ -54,10 +63,24 @@ public final class AckingWriteCoordinator implements OperatorCoordinator {
     /** Hudi's coordinator executor, shared with it so the acknowledgement follows its queued commits. */
     private NonThrownExecutor executor;
 
+    /** Set when a task on the executor failed (a commit): the job fails, and nothing is acknowledged. */
+    private volatile boolean failed;
+
+    /** Per subtask: whether its input ended; read on the executor, written on Flink's main thread. */
+    private final AtomicReferenceArray<Boolean> ended;
+
+    /** Per subtask, its end-of-input event, held until every subtask has sent one (main thread only). */
+    private final OperatorEvent[] endOfInput;
+
+    private final int[] endOfInputAttempt;
+
     AckingWriteCoordinator(OperatorCoordinator hudi, Context context) {
         this.hudi = hudi;
         this.context = context;
         this.gateways = new AtomicReferenceArray<>(context.currentParallelism());
+        this.ended = new AtomicReferenceArray<>(context.currentParallelism());
+        this.endOfInput = new OperatorEvent[context.currentParallelism()];
+        this.endOfInputAttempt = new int[context.currentParallelism()];
     }
 
     @Override
@@ -71,8 +94,11 @@ public final class AckingWriteCoordinator implements OperatorCoordinator {
         hudi.start();
         // The same executor Hudi builds in start(), which submits nothing before this point; the
         // setter closes Hudi's.
-        executor = NonThrownExecutor.builder(LOG)
-                .exceptionHook((message, error) -> context.failJob(new HoodieException(message, error)))
+        executor = NonThrownExecutor.builder(LoggerFactory.getLogger(StreamWriteOperatorCoordinator.class))
+                .exceptionHook((message, error) -> {
+                    failed = true;
+                    context.failJob(new HoodieException(message, error));
+                })
                 .waitForTasksFinish(true)
                 .build();
         ((StreamWriteOperatorCoordinator) hudi).setExecutor(executor);
@@ -85,7 +111,23 @@ public final class AckingWriteCoordinator implements OperatorCoordinator {
 
     @Override
     public void handleEventFromOperator(int subtask, int attemptNumber, OperatorEvent event) throws Exception {
-        hudi.handleEventFromOperator(subtask, attemptNumber, event);
+        if (!(event instanceof WriteMetadataEvent) || !((WriteMetadataEvent) event).isEndInput()) {
+            hudi.handleEventFromOperator(subtask, attemptNumber, event);
+            return;
+        }
+        ended.set(subtask, Boolean.TRUE);
+        endOfInput[subtask] = event;
+        endOfInputAttempt[subtask] = attemptNumber;
+        for (OperatorEvent e : endOfInput) {
+            if (e == null) {
+                return; // another writer still writes
+            }
+        }
+        for (int i = 0; i < endOfInput.length; i++) {
+            OperatorEvent e = endOfInput[i];
+            endOfInput[i] = null;
+            hudi.handleEventFromOperator(i, endOfInputAttempt[i], e);
+        }
     }
 
     @Override
@@ -102,7 +144,7 @@ public final class AckingWriteCoordinator implements OperatorCoordinator {
     @Override
     public void notifyCheckpointAborted(long checkpointId) {
         hudi.notifyCheckpointAborted(checkpointId);
-        if (checkpointId != latestCheckpoint || executor == null) {
+        if (checkpointId != latestCheckpoint || executor == null || failed) {
             // An older checkpoint, or one this coordinator took no part in: writers may have flushed for
             // a later one, whose commit an acknowledgement could overtake.
             return;
@@ -119,8 +161,9 @@ public final class AckingWriteCoordinator implements OperatorCoordinator {
     private void acknowledge(long checkpointId, SubtaskGateway[] targets) {
         for (int i = 0; i < targets.length; i++) {
             SubtaskGateway gateway = targets[i];
-            if (gateway == null || gateways.get(i) != gateway) {
-                continue; // failed or restarted since the abort: it waits for a new instant anyway
+            if (gateway == null || gateways.get(i) != gateway || Boolean.TRUE.equals(ended.get(i)) || failed) {
+                // Failed or restarted since the abort (it waits for a new instant anyway), or finished.
+                continue;
             }
             int subtask = i;
             gateway.sendEvent(CommitAckEvent.getInstance(checkpointId)).whenComplete((ack, error) -> {
@@ -152,6 +195,9 @@ public final class AckingWriteCoordinator implements OperatorCoordinator {
     @Override
     public void executionAttemptFailed(int subtask, int attemptNumber, @Nullable Throwable reason) {
         gateways.set(subtask, null);
+        // Its next attempt writes its input again, and ends it again.
+        ended.set(subtask, null);
+        endOfInput[subtask] = null;
         hudi.executionAttemptFailed(subtask, attemptNumber, reason);
     }
 

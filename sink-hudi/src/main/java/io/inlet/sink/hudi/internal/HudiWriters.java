@@ -6,6 +6,7 @@ import org.apache.flink.api.common.io.InputFormat;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.io.InputSplit;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.catalog.CatalogTable;
 import org.apache.flink.table.catalog.Column;
@@ -43,8 +44,9 @@ public final class HudiWriters {
     private HudiWriters() {}
 
     /**
-     * Adds the writer of one table, fed by the rows (of the spec's type), with its coordinator wrapped
-     * to go on after aborted checkpoints ({@link AbortedCheckpointAcks}).
+     * Adds the writer of one table, fed by the rows (of the spec's type). A MERGE_ON_READ table's
+     * writer has its coordinator wrapped to go on after aborted checkpoints ({@link
+     * AbortedCheckpointAcks}).
      */
     @SuppressWarnings("deprecation") // consumeDataStream(DataStream): what HoodiePipeline calls in Hudi 0.14
     public static void write(DataStream<RowData> rows, HudiTableSpec table) {
@@ -52,7 +54,12 @@ public final class HudiWriters {
         // The context the SQL planner hands a sink of an unbounded input.
         DataStreamSinkProvider provider =
                 (DataStreamSinkProvider) sink.getSinkRuntimeProvider(new SinkRuntimeProviderContext(false));
-        AbortedCheckpointAcks.install(provider.consumeDataStream(rows));
+        DataStreamSink<?> written = provider.consumeDataStream(rows);
+        // Only a MERGE_ON_READ writer can write on into an instant it flushed for (it appends log
+        // blocks); a COPY_ON_WRITE writer would merge from the last committed file and lose the flushed one.
+        if ("MERGE_ON_READ".equals(table.options.get("table.type"))) {
+            AbortedCheckpointAcks.install(written);
+        }
     }
 
     /** Hudi's batch reader of one table's latest rows (base and log files merged), as its SQL connector reads it. */

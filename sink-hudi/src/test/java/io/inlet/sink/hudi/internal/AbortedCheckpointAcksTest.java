@@ -17,10 +17,12 @@ import org.apache.flink.streaming.api.graph.StreamGraph;
 import org.apache.flink.streaming.api.graph.StreamNode;
 import org.apache.flink.util.InstantiationUtil;
 import org.apache.hudi.sink.event.CommitAckEvent;
+import org.apache.hudi.sink.event.WriteMetadataEvent;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -96,13 +98,84 @@ class AbortedCheckpointAcksTest {
         }
     }
 
+    @Test
+    void leavesCopyOnWriteWritersAsHudiMadeThem(@TempDir Path lake) {
+        // A COPY_ON_WRITE writer that wrote on into the instant it flushed for would merge from the last
+        // committed base file and lose what it flushed.
+        assertThat(writerFactories(lake, "COPY_ON_WRITE")).isEmpty();
+    }
+
+    @Test
+    void passesEndOfInputOnOnlyOnceEveryWriterEndedItsInput() throws Exception {
+        TestContext context = new TestContext(3);
+        RecordingCoordinator hudi = new RecordingCoordinator();
+        AckingWriteCoordinator coordinator = new AckingWriteCoordinator(hudi, context);
+        OperatorEvent running = WriteMetadataEvent.builder()
+                .taskID(1)
+                .instantTime("001")
+                .writeStatus(List.of())
+                .lastBatch(true)
+                .build();
+        coordinator.handleEventFromOperator(1, 0, running);
+        coordinator.handleEventFromOperator(0, 0, endOfInput(0));
+        coordinator.handleEventFromOperator(2, 0, endOfInput(2));
+        // Hudi would commit the instant on the first end of input, while task 1 still writes into it.
+        assertThat(hudi.events).containsExactly("1:" + running);
+        coordinator.executionAttemptFailed(2, 0, new RuntimeException("test"));
+        coordinator.handleEventFromOperator(1, 0, endOfInput(1));
+        assertThat(hudi.events).hasSize(1);
+        OperatorEvent again = endOfInput(2);
+        coordinator.handleEventFromOperator(2, 1, again);
+        assertThat(hudi.events).hasSize(4).endsWith("2:" + again);
+    }
+
+    private static OperatorEvent endOfInput(int task) {
+        return WriteMetadataEvent.builder()
+                .taskID(task)
+                .instantTime("001")
+                .writeStatus(List.of())
+                .lastBatch(true)
+                .endInput(true)
+                .build();
+    }
+
+    @Test
+    void doesNotAcknowledgeToAWriterThatEndedItsInput(@TempDir Path lake) throws Exception {
+        AckingWriteOperatorFactory<?> factory = writerFactories(lake).get(0);
+        TestContext context = new TestContext(2);
+        OperatorCoordinator coordinator =
+                factory.getCoordinatorProvider("stream_write", context.id).create(context);
+        coordinator.start();
+        try {
+            RecordingGateway first = new RecordingGateway();
+            RecordingGateway second = new RecordingGateway();
+            coordinator.executionAttemptReady(0, 0, first);
+            coordinator.executionAttemptReady(1, 0, second);
+            coordinator.handleEventFromOperator(0, 0, endOfInput(0));
+            coordinator.checkpointCoordinator(1, new CompletableFuture<>());
+            coordinator.notifyCheckpointAborted(1);
+            assertThat(second.events.poll(30, TimeUnit.SECONDS)).isInstanceOf(CommitAckEvent.class);
+            assertThat(first.events).isEmpty();
+            assertThat(context.failure).isNull();
+        } finally {
+            coordinator.close();
+        }
+    }
+
     private static List<AckingWriteOperatorFactory<?>> writerFactories(Path lake) {
+        return writerFactories(lake, "MERGE_ON_READ");
+    }
+
+    private static List<AckingWriteOperatorFactory<?>> writerFactories(Path lake, String tableType) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.enableCheckpointing(1_000);
         Pipeline.builder()
                 .environment(env)
                 .source(ValuesChangeSource.builder().table(ShopTables.ORDERS).build())
-                .sink(HudiSink.builder().path(lake.toUri().toString()).build())
+                .sink(HudiSink.builder()
+                        .path(lake.toUri().toString())
+                        .tableType(tableType)
+                        .build())
                 .build()
                 .addToEnvironment();
         StreamGraph graph = env.getStreamGraph();
@@ -117,7 +190,16 @@ class AbortedCheckpointAcksTest {
     private static final class TestContext implements OperatorCoordinator.Context {
         final OperatorID id = new OperatorID();
         final CoordinatorStore store = new CoordinatorStoreImpl();
+        final int parallelism;
         volatile Throwable failure;
+
+        TestContext() {
+            this(1);
+        }
+
+        TestContext(int parallelism) {
+            this.parallelism = parallelism;
+        }
 
         @Override
         public OperatorID getOperatorId() {
@@ -131,7 +213,7 @@ class AbortedCheckpointAcksTest {
 
         @Override
         public int currentParallelism() {
-            return 1;
+            return parallelism;
         }
 
         @Override
@@ -169,5 +251,39 @@ class AbortedCheckpointAcksTest {
         public int getSubtask() {
             return 0;
         }
+    }
+
+    /** Stands in for Hudi's coordinator where only what reaches it matters: the events, in order. */
+    private static final class RecordingCoordinator implements OperatorCoordinator {
+        final List<String> events = new ArrayList<>();
+
+        @Override
+        public void start() {}
+
+        @Override
+        public void close() {}
+
+        @Override
+        public void handleEventFromOperator(int subtask, int attemptNumber, OperatorEvent event) {
+            events.add(subtask + ":" + event);
+        }
+
+        @Override
+        public void checkpointCoordinator(long checkpointId, CompletableFuture<byte[]> result) {}
+
+        @Override
+        public void notifyCheckpointComplete(long checkpointId) {}
+
+        @Override
+        public void resetToCheckpoint(long checkpointId, byte[] checkpointData) {}
+
+        @Override
+        public void subtaskReset(int subtask, long checkpointId) {}
+
+        @Override
+        public void executionAttemptFailed(int subtask, int attemptNumber, Throwable reason) {}
+
+        @Override
+        public void executionAttemptReady(int subtask, int attemptNumber, SubtaskGateway gateway) {}
     }
 }
