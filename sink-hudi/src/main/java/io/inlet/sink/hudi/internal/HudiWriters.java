@@ -1,6 +1,7 @@
 package io.inlet.sink.hudi.internal;
 
 import io.inlet.annotation.Internal;
+import io.inlet.sink.hudi.HudiSinkOptions;
 
 import org.apache.flink.api.common.io.InputFormat;
 import org.apache.flink.configuration.Configuration;
@@ -22,6 +23,7 @@ import org.apache.flink.table.runtime.connector.sink.SinkRuntimeProviderContext;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.utils.TypeConversions;
+import org.apache.hudi.common.model.HoodieTableType;
 import org.apache.hudi.table.HoodieTableFactory;
 import org.apache.hudi.table.HoodieTableSource;
 
@@ -57,7 +59,7 @@ public final class HudiWriters {
         DataStreamSink<?> written = provider.consumeDataStream(rows);
         // Only a MERGE_ON_READ writer can write on into an instant it flushed for (it appends log
         // blocks); a COPY_ON_WRITE writer would merge from the last committed file and lose the flushed one.
-        if ("MERGE_ON_READ".equals(table.options.get("table.type"))) {
+        if (HoodieTableType.MERGE_ON_READ.name().equals(table.options.get(HudiSinkOptions.TABLE_TYPE.key()))) {
             AbortedCheckpointAcks.install(written);
         }
     }
