@@ -104,6 +104,8 @@ public final class FlinkDistribution {
             command.add(javaBinary());
             command.add("-Xmx1g");
             command.add("-XX:+UseParallelGC");
+            // C1 only, as for the test JVMs: a job of a minute on two cores does not earn back C2's work.
+            command.add("-XX:TieredStopAtLevel=1");
             command.add("-Djava.net.preferIPv4Stack=true");
             command.add("-Dlog4j.configurationFile="
                     + conf.resolve("log4j-cli.properties").toUri());
