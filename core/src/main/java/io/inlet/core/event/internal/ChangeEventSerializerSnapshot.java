@@ -9,14 +9,9 @@ import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
-import org.apache.flink.table.api.TableException;
-import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.table.types.logical.utils.LogicalTypeParser;
-import org.apache.flink.util.InstantiationUtil;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -30,6 +25,10 @@ import java.util.Optional;
  * read with a reconfigured serializer that keeps the old indexes and appends the new entries, so
  * events of every table either side knows can be read and written. A table at the same schema
  * version with a different row type is incompatible: the schema changed without a new version.
+ *
+ * <p>Versions born while the job ran are not in the snapshot: their events describe themselves
+ * (see {@link ChangeEventSerializer}), so state and in-flight data holding them read with any
+ * serializer, including one built with those versions later.
  */
 @Internal
 public final class ChangeEventSerializerSnapshot implements TypeSerializerSnapshot<ChangeEvent> {
@@ -54,14 +53,9 @@ public final class ChangeEventSerializerSnapshot implements TypeSerializerSnapsh
     public void writeSnapshot(DataOutputView out) throws IOException {
         VarInts.write(entries.size(), out);
         for (TableSchemaEntry e : entries) {
-            String database = e.tableId().database();
-            out.writeBoolean(database != null);
-            if (database != null) {
-                writeString(database, out);
-            }
-            writeString(e.tableId().table(), out);
+            SchemaChangeCodec.writeTableId(e.tableId(), out);
             out.writeInt(e.schemaVersion());
-            writeType(e.rowType(), out);
+            TypeTexts.writeType(e.rowType(), out);
         }
     }
 
@@ -74,11 +68,9 @@ public final class ChangeEventSerializerSnapshot implements TypeSerializerSnapsh
         int n = VarInts.read(in);
         List<TableSchemaEntry> read = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            String database = in.readBoolean() ? readString(in) : null;
-            String table = readString(in);
-            TableId id = database == null ? TableId.of(table) : TableId.of(database, table);
+            TableId id = SchemaChangeCodec.readTableId(in);
             int version = in.readInt();
-            read.add(new TableSchemaEntry(id, version, readType(in, classLoader)));
+            read.add(new TableSchemaEntry(id, version, (RowType) TypeTexts.readType(in, classLoader)));
         }
         this.entries = read;
     }
@@ -116,51 +108,5 @@ public final class ChangeEventSerializerSnapshot implements TypeSerializerSnapsh
 
     List<TableSchemaEntry> entries() {
         return entries;
-    }
-
-    private static void writeString(String s, DataOutputView out) throws IOException {
-        byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
-        VarInts.write(bytes.length, out);
-        out.write(bytes);
-    }
-
-    private static String readString(DataInputView in) throws IOException {
-        byte[] bytes = new byte[VarInts.read(in)];
-        in.readFully(bytes);
-        return new String(bytes, StandardCharsets.UTF_8);
-    }
-
-    /** As SQL text where the type has one (readable, stable); Java serialization otherwise (RAW). */
-    private static void writeType(RowType type, DataOutputView out) throws IOException {
-        String text;
-        try {
-            text = type.asSerializableString();
-        } catch (TableException e) {
-            text = null;
-        }
-        out.writeBoolean(text != null);
-        if (text != null) {
-            writeString(text, out);
-        } else {
-            byte[] bytes = InstantiationUtil.serializeObject(type);
-            VarInts.write(bytes.length, out);
-            out.write(bytes);
-        }
-    }
-
-    private static RowType readType(DataInputView in, ClassLoader classLoader) throws IOException {
-        LogicalType type;
-        if (in.readBoolean()) {
-            type = LogicalTypeParser.parse(readString(in), classLoader);
-        } else {
-            byte[] bytes = new byte[VarInts.read(in)];
-            in.readFully(bytes);
-            try {
-                type = InstantiationUtil.deserializeObject(bytes, classLoader);
-            } catch (ClassNotFoundException e) {
-                throw new IOException("Cannot read a row type from a ChangeEventSerializer snapshot.", e);
-            }
-        }
-        return (RowType) type;
     }
 }
