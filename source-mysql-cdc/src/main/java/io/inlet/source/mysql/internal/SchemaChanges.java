@@ -1,10 +1,13 @@
 package io.inlet.source.mysql.internal;
 
 import io.inlet.annotation.Internal;
+import io.inlet.core.InletStopException;
+import io.inlet.core.event.SchemaChange;
 import io.inlet.core.source.SchemaDifference;
 import io.inlet.core.source.TimePrecisionMode;
 import io.inlet.core.table.Column;
 import io.inlet.core.table.TableDescriptor;
+import io.inlet.core.table.TableId;
 
 import io.debezium.document.Array;
 import io.debezium.document.Document;
@@ -109,6 +112,90 @@ public final class SchemaChanges {
             }
         }
         return out;
+    }
+
+    /**
+     * The change a DDL made to a captured table, for a pipeline that follows schema changes: the
+     * table after the statement becomes the next version of {@code current} (columns left out with
+     * {@code exclude-columns} stay out; partitioning, properties and the table comment stay), and the
+     * statement's renames are told apart from a drop and an add. Null when the statement changed
+     * nothing the pipeline captures (an index, a default, an excluded column).
+     *
+     * @param after the {@code table} document of the table change
+     * @throws InletStopException naming the column and the fix when a column of the table now has a
+     *     type Inlet does not map, or the primary key became a column the pipeline leaves out
+     */
+    @Nullable
+    public static SchemaChange change(
+            TableDescriptor current,
+            Document after,
+            @Nullable String ddl,
+            @Nullable Pattern excluded,
+            boolean tinyInt1IsBoolean,
+            TimePrecisionMode timeMode) {
+        TableId id = current.tableId();
+        String where = " (" + (ddl == null ? "a schema change" : ddl.trim()) + ")";
+        List<Column> columns = new ArrayList<>();
+        Array array = after.getArray("columns");
+        for (int i = 0; array != null && i < array.size(); i++) {
+            Value v = array.get(i);
+            if (v == null || !v.isDocument()) {
+                continue;
+            }
+            Document c = v.asDocument();
+            String name = c.getString("name");
+            if (name == null || isExcluded(current, name, excluded)) {
+                continue;
+            }
+            DataType type = flinkType(c, tinyInt1IsBoolean, timeMode);
+            if (type == null) {
+                throw new InletStopException("Table " + id + " changed in the source" + where + ": its column '" + name
+                        + "' now has the type " + c.getString("typeExpression") + ", which Inlet cannot map to a"
+                        + " Flink type. Leave the column out with 'exclude-columns' = '"
+                        + Regexes.literal(id.database() + "." + id.table() + "." + name)
+                        + "' and restart the job from its last checkpoint.");
+            }
+            String comment = c.getString("comment");
+            if (comment == null) {
+                comment = current.column(name).flatMap(Column::comment).orElse(null);
+            }
+            columns.add(Column.of(name, type).withComment(comment));
+        }
+        List<String> key = new ArrayList<>();
+        Array keyColumns = after.getArray("primaryKeyColumnNames");
+        for (int i = 0; keyColumns != null && i < keyColumns.size(); i++) {
+            String k = keyColumns.get(i).asString();
+            if (columns.stream().noneMatch(c -> c.name().equals(k))) {
+                throw new InletStopException("Table " + id + " changed in the source" + where + ": its primary key"
+                        + " now has the column '" + k + "', which 'exclude-columns' leaves out. Keep it, and restart"
+                        + " the job from its last checkpoint.");
+            }
+            key.add(k);
+        }
+        TableDescriptor next;
+        try {
+            next = current.toBuilder()
+                    .columns(columns)
+                    .primaryKey(key)
+                    .schemaVersion(current.schemaVersion() + 1)
+                    .build();
+        } catch (IllegalArgumentException e) {
+            // E.g. no column left, or a partition column dropped: the same on every restart.
+            throw new InletStopException(
+                    "Table " + id + " changed in the source" + where + " into a shape the" + " pipeline cannot follow: "
+                            + e.getMessage(),
+                    e);
+        }
+        Map<String, String> renames = new LinkedHashMap<>();
+        renames(ddl).forEach((from, to) -> {
+            if (current.column(from).isPresent()
+                    && next.column(to).isPresent()
+                    && next.column(from).isEmpty()) {
+                renames.put(from, to);
+            }
+        });
+        SchemaChange change = SchemaChange.between(current, next, renames, ddl == null ? null : ddl.trim());
+        return change.changes().isEmpty() && !change.primaryKeyChanged() ? null : change;
     }
 
     private static boolean isExcluded(TableDescriptor t, String column, @Nullable Pattern excluded) {

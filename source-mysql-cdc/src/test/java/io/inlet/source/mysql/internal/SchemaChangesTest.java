@@ -1,0 +1,132 @@
+package io.inlet.source.mysql.internal;
+
+import io.inlet.core.InletStopException;
+import io.inlet.core.event.ColumnChange;
+import io.inlet.core.event.SchemaChange;
+import io.inlet.core.source.TimePrecisionMode;
+import io.inlet.core.table.TableDescriptor;
+import io.inlet.core.table.TableId;
+
+import io.debezium.document.Document;
+import io.debezium.document.DocumentReader;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.DecimalType;
+import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.VarCharType;
+import org.junit.jupiter.api.Test;
+
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The schema change a DDL record makes of a captured table, as Debezium describes the table after it. */
+class SchemaChangesTest {
+
+    private static final TableDescriptor ITEMS = TableDescriptor.builder(TableId.of("shop", "items"))
+            .column("id", DataTypes.INT().notNull())
+            .column("qty", DataTypes.INT())
+            .column("name", DataTypes.VARCHAR(20))
+            .column("price", DataTypes.DECIMAL(10, 2))
+            .column("secret", DataTypes.STRING())
+            .primaryKey("id")
+            .build();
+
+    private static final String ID = "{\"name\":\"id\",\"typeName\":\"INT\",\"optional\":false}";
+    private static final String QTY = "{\"name\":\"qty\",\"typeName\":\"INT\",\"optional\":true}";
+    private static final String NAME = "{\"name\":\"name\",\"typeName\":\"VARCHAR\",\"length\":20,\"optional\":true}";
+    private static final String PRICE =
+            "{\"name\":\"price\",\"typeName\":\"DECIMAL\",\"length\":10,\"scale\":2,\"optional\":true}";
+    private static final String SECRET = "{\"name\":\"secret\",\"typeName\":\"TEXT\",\"optional\":true}";
+    private static final String HIDDEN = "{\"name\":\"hidden\",\"typeName\":\"TEXT\",\"optional\":true}";
+
+    private static Document table(String... columns) throws Exception {
+        return DocumentReader.defaultReader()
+                .read("{\"primaryKeyColumnNames\":[\"id\"],\"columns\":[" + String.join(",", columns) + "]}");
+    }
+
+    private static SchemaChange change(String ddl, String... columns) throws Exception {
+        return SchemaChanges.change(
+                ITEMS,
+                table(columns),
+                ddl,
+                Pattern.compile("shop\\.items\\.hidden"),
+                true,
+                TimePrecisionMode.MICROSECONDS);
+    }
+
+    @Test
+    void anAddedColumnIsTheNextVersionAtItsPlace() throws Exception {
+        SchemaChange c = change(
+                "ALTER TABLE items ADD COLUMN note VARCHAR(200) DEFAULT 'x' AFTER qty",
+                ID,
+                QTY,
+                "{\"name\":\"note\",\"typeName\":\"VARCHAR\",\"length\":200,\"optional\":true,"
+                        + "\"hasDefaultValue\":true,\"defaultValueExpression\":\"x\"}",
+                NAME,
+                PRICE,
+                SECRET,
+                HIDDEN);
+        assertThat(c.newVersion()).isEqualTo(2);
+        assertThat(c.after().columnNames()).containsExactly("id", "qty", "note", "name", "price", "secret");
+        assertThat(c.after().primaryKey()).containsExactly("id");
+        assertThat(c.changes()).containsExactly(ColumnChange.added("note", new VarCharType(200), "qty"));
+        assertThat(c.statement()).contains("ALTER TABLE items ADD COLUMN note VARCHAR(200) DEFAULT 'x' AFTER qty");
+    }
+
+    @Test
+    void wideningsAreRetypedColumns() throws Exception {
+        SchemaChange c = change(
+                "ALTER TABLE items MODIFY qty BIGINT, MODIFY name VARCHAR(200), MODIFY price DECIMAL(12,2)",
+                ID,
+                "{\"name\":\"qty\",\"typeName\":\"BIGINT\",\"optional\":true}",
+                "{\"name\":\"name\",\"typeName\":\"VARCHAR\",\"length\":200,\"optional\":true}",
+                "{\"name\":\"price\",\"typeName\":\"DECIMAL\",\"length\":12,\"scale\":2,\"optional\":true}",
+                SECRET);
+        assertThat(c.changes())
+                .containsExactly(
+                        ColumnChange.retyped("qty", new IntType(), new BigIntType()),
+                        ColumnChange.retyped("name", new VarCharType(20), new VarCharType(200)),
+                        ColumnChange.retyped("price", new DecimalType(10, 2), new DecimalType(12, 2)));
+        assertThat(c.changes()).allMatch(ColumnChange::isWidening);
+    }
+
+    @Test
+    void dropsAndRenamesAsTheStatementSaysThem() throws Exception {
+        assertThat(change("ALTER TABLE items DROP COLUMN secret", ID, QTY, NAME, PRICE)
+                        .changes())
+                .containsExactly(ColumnChange.dropped("secret"));
+        String label = "{\"name\":\"label\",\"typeName\":\"VARCHAR\",\"length\":20,\"optional\":true}";
+        assertThat(change("ALTER TABLE items RENAME COLUMN name TO label", ID, QTY, label, PRICE, SECRET)
+                        .changes())
+                .containsExactly(ColumnChange.renamed("name", "label"));
+        assertThat(change("ALTER TABLE items CHANGE name label VARCHAR(20)", ID, QTY, label, PRICE, SECRET)
+                        .changes())
+                .containsExactly(ColumnChange.renamed("name", "label"));
+    }
+
+    @Test
+    void aStatementThatChangesNothingCapturedIsNoChange() throws Exception {
+        assertThat(change("CREATE INDEX i ON items (qty)", ID, QTY, NAME, PRICE, SECRET))
+                .isNull();
+        assertThat(change("ALTER TABLE items ADD hidden TEXT", ID, QTY, NAME, PRICE, SECRET, HIDDEN))
+                .as("a column exclude-columns leaves out")
+                .isNull();
+    }
+
+    @Test
+    void aColumnOfATypeInletCannotMapStopsTheJobNamingIt() {
+        assertThatThrownBy(() -> change(
+                        "ALTER TABLE items ADD g GEOMETRY",
+                        ID,
+                        QTY,
+                        NAME,
+                        PRICE,
+                        SECRET,
+                        "{\"name\":\"g\",\"typeName\":\"GEOMETRY\",\"typeExpression\":\"GEOMETRY\",\"optional\":true}"))
+                .isInstanceOf(InletStopException.class)
+                .hasMessageContaining("column 'g' now has the type GEOMETRY")
+                .hasMessageContaining("'exclude-columns' = 'shop\\.items\\.g'");
+    }
+}
