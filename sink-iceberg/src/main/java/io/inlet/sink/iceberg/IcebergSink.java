@@ -3,6 +3,7 @@ package io.inlet.sink.iceberg;
 import io.inlet.annotation.PublicEvolving;
 import io.inlet.core.InletValidationException;
 import io.inlet.core.event.ChangeEvent;
+import io.inlet.core.spi.ChangePartitioning;
 import io.inlet.core.spi.ChangeSink;
 import io.inlet.core.spi.SinkContext;
 import io.inlet.core.table.TableDescriptor;
@@ -271,7 +272,8 @@ public final class IcebergSink implements ChangeSink {
                                 target,
                                 t.primaryKey(),
                                 up,
-                                !up && writeMode == WriteMode.AUTO && holdsRows));
+                                !up && writeMode == WriteMode.AUTO && holdsRows,
+                                t.schemaVersion()));
                 if (distributionMode == DistributionMode.HASH && table.spec().isPartitioned()) {
                     byPartition.put(t.tableId(), table);
                 }
@@ -279,8 +281,14 @@ public final class IcebergSink implements ChangeSink {
             return null;
         });
         int parallelism = writeParallelism != null ? writeParallelism : stream.getParallelism();
-        SingleOutputStreamOperator<TableCommittable> written = stream.partitionCustom(
-                        new TableKeySelector.ByHash(), new TableKeySelector(context.tables(), byPartition))
+        // By table and key; schema changes to every writer, so each learns a new version before its rows.
+        SingleOutputStreamOperator<TableCommittable> written = ChangePartitioning.byKey(
+                        stream,
+                        new TableKeySelector(context.tables(), byPartition),
+                        new TableKeySelector.ByHash(),
+                        parallelism,
+                        "Iceberg",
+                        context.uid("route"))
                 .transform(
                         "Iceberg: write " + writes.size() + " table(s)",
                         TableCommittableSerializer.TYPE,

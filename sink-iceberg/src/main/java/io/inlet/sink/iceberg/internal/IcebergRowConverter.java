@@ -9,8 +9,12 @@ import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.flink.FlinkSchemaUtil;
+import org.apache.iceberg.types.Types;
 
 import java.io.Serializable;
+import java.util.List;
 
 /**
  * Shapes rows for Iceberg's Flink writer. The writer reads rows with the Flink type of the Iceberg
@@ -32,27 +36,76 @@ public final class IcebergRowConverter implements Serializable {
     private static final byte TO_DECIMAL = 4;
 
     private final RowType source;
+    /** Per target field, the source field it takes its value from; -1 for none (NULL). */
+    private final int[] from;
+
     private final byte[] ops;
     private final int[] precisions;
     private final int[] scales;
     private final boolean identity;
 
+    /** Rows whose fields are the target's, in its order (a table the job was built with). */
     public IcebergRowConverter(RowType source, RowType target) {
+        this(source, target, positions(source, target));
+    }
+
+    private static int[] positions(RowType source, RowType target) {
         if (source.getFieldCount() != target.getFieldCount()) {
             throw new IllegalArgumentException("Rows of " + source + " cannot be written as " + target);
         }
+        int[] from = new int[target.getFieldCount()];
+        for (int i = 0; i < from.length; i++) {
+            from[i] = i;
+        }
+        return from;
+    }
+
+    /**
+     * Rows of another version of the table (before or after a schema change), matched to the table's
+     * columns by name: a column the rows lack is NULL, one the table lacks is left out.
+     */
+    public static IcebergRowConverter byName(RowType source, RowType target) {
+        int[] from = new int[target.getFieldCount()];
+        for (int i = 0; i < from.length; i++) {
+            from[i] = source.getFieldIndex(target.getFieldNames().get(i));
+        }
+        return new IcebergRowConverter(source, target, from);
+    }
+
+    /**
+     * Rows written for an earlier Iceberg schema of the table, whose columns have that schema's names:
+     * matched to the table's current columns by field id, so a column renamed since keeps its values.
+     */
+    public static IcebergRowConverter byFieldId(RowType source, Schema written, Schema current) {
+        RowType target = FlinkSchemaUtil.convert(current);
+        int[] from = new int[target.getFieldCount()];
+        List<Types.NestedField> columns = current.columns();
+        for (int i = 0; i < from.length; i++) {
+            Types.NestedField then = written.findField(columns.get(i).fieldId());
+            from[i] = then == null ? -1 : source.getFieldIndex(then.name());
+        }
+        return new IcebergRowConverter(source, target, from);
+    }
+
+    private IcebergRowConverter(RowType source, RowType target, int[] from) {
         this.source = source;
-        int n = source.getFieldCount();
+        this.from = from;
+        int n = target.getFieldCount();
         this.ops = new byte[n];
         this.precisions = new int[n];
         this.scales = new int[n];
-        boolean same = true;
+        boolean same = n == source.getFieldCount();
         for (int i = 0; i < n; i++) {
-            LogicalType from = source.getTypeAt(i);
+            same &= from[i] == i;
+            if (from[i] < 0) {
+                continue;
+            }
+            LogicalType fromType = source.getTypeAt(from[i]);
             LogicalType to = target.getTypeAt(i);
-            LogicalTypeRoot f = from.getTypeRoot();
+            LogicalTypeRoot f = fromType.getTypeRoot();
             switch (to.getTypeRoot()) {
                 case INTEGER:
+                    // TINYINT, SMALLINT (Iceberg has no narrower int), or INT.
                     ops[i] = f == LogicalTypeRoot.TINYINT || f == LogicalTypeRoot.SMALLINT ? TO_INT : SAME;
                     break;
                 case BIGINT:
@@ -63,7 +116,7 @@ public final class IcebergRowConverter implements Serializable {
                     break;
                 case DECIMAL:
                     DecimalType d = (DecimalType) to;
-                    DecimalType s = (DecimalType) from;
+                    DecimalType s = (DecimalType) fromType;
                     ops[i] = d.getPrecision() == s.getPrecision() && d.getScale() == s.getScale() ? SAME : TO_DECIMAL;
                     precisions[i] = d.getPrecision();
                     scales[i] = d.getScale();
@@ -74,6 +127,11 @@ public final class IcebergRowConverter implements Serializable {
             same &= ops[i] == SAME;
         }
         this.identity = same;
+    }
+
+    /** The type of the rows it converts. */
+    public RowType source() {
+        return source;
     }
 
     /** Whether rows pass as they are. */
@@ -88,31 +146,32 @@ public final class IcebergRowConverter implements Serializable {
         int n = ops.length;
         GenericRowData out = new GenericRowData(row.getRowKind(), n);
         for (int i = 0; i < n; i++) {
-            if (row.isNullAt(i)) {
+            int j = from[i];
+            if (j < 0 || row.isNullAt(j)) {
                 continue;
             }
             switch (ops[i]) {
                 case TO_INT:
                     out.setField(
                             i,
-                            source.getTypeAt(i).getTypeRoot() == LogicalTypeRoot.TINYINT
-                                    ? (int) row.getByte(i)
-                                    : (int) row.getShort(i));
+                            source.getTypeAt(j).getTypeRoot() == LogicalTypeRoot.TINYINT
+                                    ? (int) row.getByte(j)
+                                    : (int) row.getShort(j));
                     break;
                 case TO_BIGINT:
-                    out.setField(i, widenToLong(row, i));
+                    out.setField(i, widenToLong(row, j));
                     break;
                 case TO_DOUBLE:
-                    out.setField(i, (double) row.getFloat(i));
+                    out.setField(i, (double) row.getFloat(j));
                     break;
                 case TO_DECIMAL:
-                    DecimalType s = (DecimalType) source.getTypeAt(i);
-                    DecimalData d = row.getDecimal(i, s.getPrecision(), s.getScale());
+                    DecimalType s = (DecimalType) source.getTypeAt(j);
+                    DecimalData d = row.getDecimal(j, s.getPrecision(), s.getScale());
                     out.setField(i, DecimalData.fromBigDecimal(d.toBigDecimal(), precisions[i], scales[i]));
                     break;
                 default:
                     out.setField(
-                            i, RowData.createFieldGetter(source.getTypeAt(i), i).getFieldOrNull(row));
+                            i, RowData.createFieldGetter(source.getTypeAt(j), j).getFieldOrNull(row));
             }
         }
         return out;

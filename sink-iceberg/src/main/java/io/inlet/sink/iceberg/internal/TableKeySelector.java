@@ -49,6 +49,9 @@ public final class TableKeySelector implements KeySelector<ChangeEvent, Integer>
 
     /** How one table's rows are routed. */
     private static final class Route {
+        /** Routes of the table's rows of versions born while the job runs, by version. */
+        final Map<Integer, Route> versions = new HashMap<>();
+
         final String identifier;
         final int tableHash;
         /** The primary key's getters; null for a table routed by partition. */
@@ -119,6 +122,12 @@ public final class TableKeySelector implements KeySelector<ChangeEvent, Integer>
             throw new IllegalStateException(
                     "The Iceberg sink got an event of table " + event.tableId() + ", which it was not built for.");
         }
+        if (event.rowType().isPresent()) {
+            Route declared = route;
+            route = declared.versions.computeIfAbsent(
+                    event.schemaVersion(),
+                    v -> versionRoute(declared, event.tableId(), event.rowType().get()));
+        }
         if (route.key == null) {
             route.partition.partition(route.wrapper.wrap(route.converter.convert(event.row())));
             return (route.identifier + '\u0000' + route.partition.toPath()).hashCode();
@@ -130,6 +139,32 @@ public final class TableKeySelector implements KeySelector<ChangeEvent, Integer>
             h = 31 * h + (v == null ? 0 : v instanceof byte[] ? Arrays.hashCode((byte[]) v) : v.hashCode());
         }
         return h;
+    }
+
+    /**
+     * The route of rows of another version of a table: the same key columns found by name (a schema change
+     * that changes the key stops the job before), the same partitioning of the rows matched by name.
+     */
+    private Route versionRoute(Route declared, TableId id, RowType type) {
+        if (declared.key == null) {
+            return new Route(
+                    declared.identifier,
+                    IcebergRowConverter.byName(type, targets.get(id)),
+                    new RowDataWrapper(targets.get(id), schemas.get(id).asStruct()),
+                    new PartitionKey(specs.get(id), schemas.get(id)));
+        }
+        TableDescriptor t =
+                tables.stream().filter(d -> d.tableId().equals(id)).findFirst().orElseThrow();
+        RowData.FieldGetter[] g = new RowData.FieldGetter[t.primaryKey().size()];
+        for (int i = 0; i < g.length; i++) {
+            int pos = type.getFieldIndex(t.primaryKey().get(i));
+            if (pos < 0) {
+                throw new IllegalStateException("Rows of " + id + " of type " + type.asSummaryString()
+                        + " lack the key column '" + t.primaryKey().get(i) + "'.");
+            }
+            g[i] = RowData.createFieldGetter(type.getTypeAt(pos), pos);
+        }
+        return new Route(declared.identifier, g);
     }
 
     private Map<TableId, Route> routes() {

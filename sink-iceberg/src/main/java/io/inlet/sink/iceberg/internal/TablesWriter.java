@@ -17,11 +17,13 @@ import org.apache.flink.table.data.utils.JoinedRowData;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.RowKind;
 import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.flink.CatalogLoader;
+import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.apache.iceberg.flink.sink.RowDataTaskWriterFactory;
 import org.apache.iceberg.io.WriteResult;
 import org.apache.iceberg.util.PropertyUtil;
@@ -55,6 +57,13 @@ import java.util.Map;
  *
  * <p>Changes of one key must reach one subtask in order: the stream is partitioned by table and primary key
  * upstream.
+ *
+ * <p>A table's schema may change while the job runs. A {@link ChangeEvent#isSchemaChange() schema
+ * change event}, which every subtask gets ahead of the new version's rows, completes the table's open
+ * writer (its files go out as an earlier part of the checkpoint, so they commit in a snapshot of their
+ * own before the rows of the new shape), brings the Iceberg table to the new schema ({@link
+ * IcebergSchemaUpdates}: once, whichever subtask comes first) and opens the next writer with it. Rows
+ * of any version the subtask knows are matched to the table's current columns by name.
  */
 @Internal
 public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
@@ -74,6 +83,7 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
         final List<String> primaryKey;
         final boolean upsert;
         final boolean upsertSnapshotRows;
+        final int schemaVersion;
 
         /**
          * @param table the Iceberg table, as {@code TableIdentifier.toString()}
@@ -87,6 +97,22 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
                 List<String> primaryKey,
                 boolean upsert,
                 boolean upsertSnapshotRows) {
+            this(table, converter, type, primaryKey, upsert, upsertSnapshotRows, 1);
+        }
+
+        /**
+         * @param schemaVersion the version of the table's rows the job was built with, which {@code
+         *     converter} takes
+         */
+        public TableWrite(
+                String table,
+                IcebergRowConverter converter,
+                RowType type,
+                List<String> primaryKey,
+                boolean upsert,
+                boolean upsertSnapshotRows,
+                int schemaVersion) {
+            this.schemaVersion = schemaVersion;
             this.table = table;
             this.converter = converter;
             this.type = type;
@@ -118,6 +144,7 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
     private transient boolean warnedOfEarlyCloses;
     private transient Counter writersClosedEarly;
     private transient Counter changesCoalesced;
+    private transient Counter schemaChanges;
 
     /**
      * @param maxOpenWriters beyond it, the least recently used writer closes its files before the checkpoint
@@ -157,20 +184,84 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
      */
     static final int MAX_HELD_KEYS = 16_384;
 
-    /** A table's write, its writer factory, keys, row size estimate and what an open writer of it holds first. */
+    /**
+     * A table's write, its writer factory for the table's current schema, keys, row size estimate, what an
+     * open writer of it holds first, and per version of its rows the converter to the current schema.
+     */
     private static final class Runtime {
         final TableWrite write;
+        final Table table;
+        final Schema schema;
+        final RowType target;
         final RowDataTaskWriterFactory factory;
         final RowKeys keys;
         final RowSize rowSize;
         final long openCost;
+        /** The row types of the versions met, to convert them again after the next schema change. */
+        final Map<Integer, RowType> versions;
+        /** The source position of the table's last schema change; rows before it had another shape. */
+        final long lastChange;
 
-        Runtime(TableWrite write, RowDataTaskWriterFactory factory, RowKeys keys, RowSize rowSize, long openCost) {
+        final Map<Integer, IcebergRowConverter> converters = new HashMap<>();
+        /** Rows replayed from before a change the table has: by version and the Iceberg schema of their time. */
+        final Map<Long, IcebergRowConverter> earlier = new HashMap<>();
+
+        Runtime(
+                TableWrite write,
+                Table table,
+                RowType target,
+                RowDataTaskWriterFactory factory,
+                RowKeys keys,
+                RowSize rowSize,
+                long openCost,
+                Map<Integer, RowType> versions) {
             this.write = write;
+            this.table = table;
+            this.schema = table.schema();
+            this.target = target;
             this.factory = factory;
             this.keys = keys;
             this.rowSize = rowSize;
             this.openCost = openCost;
+            this.versions = versions;
+            this.lastChange = IcebergSchemaUpdates.lastPosition(table);
+        }
+
+        /** Rows of the version converted to the table's current columns by name. */
+        IcebergRowConverter converterOf(RowType type) {
+            return type.equals(write.converter.source()) && target.equals(write.type)
+                    ? write.converter
+                    : IcebergRowConverter.byName(type, target);
+        }
+
+        IcebergRowConverter converter(ChangeEvent event) {
+            int version = event.schemaVersion();
+            RowType type = versions.get(version);
+            if (type == null) {
+                type = event.rowType()
+                        .orElseThrow(() -> new IllegalStateException("The Iceberg sink got a row of " + event.tableId()
+                                + " at schema version " + version + ", which it knows no type of: the row does not"
+                                + " say its type and no schema change announced the version."));
+                versions.put(version, type);
+            }
+            SourcePosition position = event.position();
+            if (position.kind() == SourcePosition.Kind.BINLOG && position.order() < lastChange) {
+                // Replayed after a restore: the table has changes from after this row, which has the shape of
+                // its time (a column renamed since has its old name). Matched by field id to that time's schema.
+                Schema then = IcebergSchemaUpdates.schemaAt(table, position.order());
+                if (then.schemaId() != schema.schemaId()) {
+                    RowType rowType = type;
+                    return earlier.computeIfAbsent(
+                            ((long) version << 32) | then.schemaId(),
+                            k -> IcebergRowConverter.byFieldId(rowType, then, schema));
+                }
+            }
+            IcebergRowConverter c = converters.get(version);
+            if (c == null) {
+                c = converterOf(type);
+                converters.put(version, c);
+            }
+            return c;
         }
     }
 
@@ -194,41 +285,52 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
         closedEarly = new HashMap<>();
         writersClosedEarly = getMetricGroup().counter("writersClosedEarly");
         changesCoalesced = getMetricGroup().counter("changesCoalesced");
+        schemaChanges = getMetricGroup().counter("schemaChanges");
         getMetricGroup().gauge("openWriters", (Gauge<Integer>) () -> open.size());
         getMetricGroup().gauge("bufferedBytesEstimate", (Gauge<Long>) () -> buffered);
-        int subtask = getRuntimeContext().getIndexOfThisSubtask();
-        int attempt = getRuntimeContext().getAttemptNumber();
         for (Map.Entry<TableId, TableWrite> e : tables.entrySet()) {
             TableWrite w = e.getValue();
-            Table table = catalog.loadTable(TableIdentifier.parse(w.table));
-            List<Integer> keyIds = new ArrayList<>();
-            for (String column : w.primaryKey) {
-                keyIds.add(table.schema().findField(column).fieldId());
-            }
-            Map<String, String> props = new HashMap<>(table.properties());
-            // Each open Parquet file holds a compression buffer of its page size (1 MB by default) from the
-            // start, and a delta writer opens its equality-delete file with its data file. Delete files hold
-            // keys: small pages cost them nothing and keep hundreds of open writers from filling the heap.
-            props.putIfAbsent(TableProperties.DELETE_PARQUET_PAGE_SIZE_BYTES, String.valueOf(DELETE_PAGE_SIZE));
-            long targetSize = PropertyUtil.propertyAsLong(
-                    props,
-                    TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
-                    TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
-            FileFormat format = FileFormat.fromString(
-                    props.getOrDefault(TableProperties.DEFAULT_FILE_FORMAT, TableProperties.DEFAULT_FILE_FORMAT_DEFAULT)
-                            .toUpperCase(Locale.ROOT));
-            RowDataTaskWriterFactory factory =
-                    new RowDataTaskWriterFactory(table, w.type, targetSize, format, props, keyIds, w.upsert);
-            factory.initialize(subtask, attempt);
-            runtimes.put(
-                    e.getKey(),
-                    new Runtime(
-                            w,
-                            factory,
-                            w.primaryKey.isEmpty() ? null : new RowKeys(w.type, w.primaryKey),
-                            new RowSize(w.type),
-                            openCost(format, props, table.schema().columns().size())));
+            Map<Integer, RowType> versions = new HashMap<>();
+            versions.put(w.schemaVersion, w.converter.source());
+            runtimes.put(e.getKey(), runtime(w, catalog.loadTable(TableIdentifier.parse(w.table)), versions));
         }
+    }
+
+    /**
+     * What writing the table takes, for its current schema: after a restore that schema may already be the
+     * one of a change made while the job ran before, and the rows are matched to it by name.
+     */
+    private Runtime runtime(TableWrite w, Table table, Map<Integer, RowType> versions) {
+        RowType target = FlinkSchemaUtil.convert(table.schema());
+        List<Integer> keyIds = new ArrayList<>();
+        for (String column : w.primaryKey) {
+            keyIds.add(table.schema().findField(column).fieldId());
+        }
+        Map<String, String> props = new HashMap<>(table.properties());
+        // Each open Parquet file holds a compression buffer of its page size (1 MB by default) from the
+        // start, and a delta writer opens its equality-delete file with its data file. Delete files hold
+        // keys: small pages cost them nothing and keep hundreds of open writers from filling the heap.
+        props.putIfAbsent(TableProperties.DELETE_PARQUET_PAGE_SIZE_BYTES, String.valueOf(DELETE_PAGE_SIZE));
+        long targetSize = PropertyUtil.propertyAsLong(
+                props,
+                TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
+                TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
+        FileFormat format = FileFormat.fromString(
+                props.getOrDefault(TableProperties.DEFAULT_FILE_FORMAT, TableProperties.DEFAULT_FILE_FORMAT_DEFAULT)
+                        .toUpperCase(Locale.ROOT));
+        RowDataTaskWriterFactory factory =
+                new RowDataTaskWriterFactory(table, target, targetSize, format, props, keyIds, w.upsert);
+        factory.initialize(
+                getRuntimeContext().getIndexOfThisSubtask(), getRuntimeContext().getAttemptNumber());
+        return new Runtime(
+                w,
+                table,
+                target,
+                factory,
+                w.primaryKey.isEmpty() ? null : new RowKeys(target, w.primaryKey),
+                new RowSize(target),
+                openCost(format, props, table.schema().columns().size()),
+                versions);
     }
 
     @Override
@@ -239,6 +341,10 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
             throw new IllegalStateException(
                     "The Iceberg sink got an event of table " + event.tableId() + ", which it was not built for.");
         }
+        if (event.isSchemaChange()) {
+            schemaChange(event, t);
+            return;
+        }
         OpenWriter open = this.open.get(event.tableId());
         if (open == null) {
             open = new OpenWriter(new CoalescingDeltaWriter(t.factory.create(), t.keys, t.write.upsert, MAX_HELD_KEYS));
@@ -246,7 +352,7 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
             buffered += open.bytes;
             this.open.put(event.tableId(), open);
         }
-        RowData row = t.write.converter.convert(event.row());
+        RowData row = t.converter(event).convert(event.row());
         long bytes = t.rowSize.of(row);
         boolean snapshotRow = event.position().kind() == SourcePosition.Kind.SNAPSHOT;
         if (t.write.upsertSnapshotRows && snapshotRow && event.kind() == RowKind.INSERT) {
@@ -259,6 +365,33 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
         if (this.open.size() > maxOpenWriters || buffered > maxBufferedBytes) {
             closeLeastRecentlyUsed();
         }
+    }
+
+    /**
+     * Completes the table's open writer, as an earlier part of the checkpoint, then brings the table to
+     * the new schema and writes its next rows with it.
+     */
+    private void schemaChange(ChangeEvent event, Runtime t) throws IOException {
+        TableId id = event.tableId();
+        OpenWriter writer = open.remove(id);
+        if (writer != null) {
+            WriteResult result = complete(writer);
+            buffered -= writer.bytes;
+            if (result.dataFiles().length > 0 || result.deleteFiles().length > 0) {
+                closedEarly.computeIfAbsent(id, k -> new ArrayList<>()).add(result);
+            }
+        }
+        Table table = catalog.loadTable(TableIdentifier.parse(t.write.table));
+        SourcePosition position = event.position();
+        IcebergSchemaUpdates.apply(
+                table,
+                event.schemaChange(),
+                position.kind() == SourcePosition.Kind.BINLOG ? position.order() : Long.MIN_VALUE);
+        table.refresh();
+        Map<Integer, RowType> versions = new HashMap<>(t.versions);
+        versions.put(event.schemaVersion(), event.schemaChange().after().toRowType());
+        runtimes.put(id, runtime(t.write, table, versions));
+        schemaChanges.inc();
     }
 
     /**

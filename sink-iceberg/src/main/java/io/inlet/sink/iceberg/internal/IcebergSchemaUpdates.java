@@ -1,0 +1,263 @@
+package io.inlet.sink.iceberg.internal;
+
+import io.inlet.annotation.Internal;
+import io.inlet.core.InletStopException;
+import io.inlet.core.event.ColumnChange;
+import io.inlet.core.event.SchemaChange;
+
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.Transaction;
+import org.apache.iceberg.UpdateSchema;
+import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.flink.FlinkSchemaUtil;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.TypeUtil;
+import org.apache.iceberg.types.Types;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Brings an Iceberg table to the schema after a source's {@link SchemaChange}, as far as Iceberg
+ * allows a live change: columns added (optional, at their place), promoted (int to long, float to
+ * double, decimal precision up; a longer VARCHAR is Iceberg's same {@code string}), made optional,
+ * renamed (by field id, so existing values stay) and dropped. Every writer subtask of the job calls
+ * it for the same change, and a restored job calls it again: it compares with the table's current
+ * schema and commits only what is missing, and after a concurrent commit it looks again.
+ *
+ * <p>A restored job replays the source from its checkpoint, schema changes included, while the table
+ * already has every change applied since. So that an older change replayed after a newer one (a
+ * column added, then dropped) does not undo it, the update records the source position of the change
+ * in the table property {@value #POSITION} in the same commit, and a change at or before that
+ * position is not applied again. The replayed rows have the shape of their time, not of the table's
+ * now: {@value #HISTORY} records, per change, its position and the Iceberg schema before it, so
+ * that {@link #schemaAt} finds the schema the rows at a position were written for, and their columns
+ * map to the table's by field id (a renamed column keeps its values).
+ */
+@Internal
+public final class IcebergSchemaUpdates {
+
+    private static final Logger LOG = LoggerFactory.getLogger(IcebergSchemaUpdates.class);
+    private static final int ATTEMPTS = 10;
+
+    /** Table property: the source position (its order) of the last schema change applied. */
+    public static final String POSITION = "inlet.schema-change.position";
+
+    /** Table property: {@code position:schema-id-before;...} of every schema change applied, in order. */
+    public static final String HISTORY = "inlet.schema-change.history";
+
+    private IcebergSchemaUpdates() {}
+
+    /**
+     * Applies the change to the table.
+     *
+     * @param order the change's source position order when the source orders its changes totally (a
+     *     binlog), else {@link Long#MIN_VALUE}
+     * @return whether this call committed a schema update (false: the table had it already)
+     * @throws InletStopException naming the table, the column and what to do when Iceberg cannot
+     *     follow the change (a narrowing or another type, a changed primary key)
+     */
+    public static boolean apply(Table table, SchemaChange change, long order) {
+        if (change.primaryKeyChanged()) {
+            throw stop(
+                    table,
+                    change,
+                    "the primary key changed from " + change.before().primaryKey() + " to "
+                            + change.after().primaryKey() + "; the table's equality fields cannot follow that"
+                            + " while the job runs. Recreate the Iceberg table with the new key (a new snapshot of"
+                            + " the source fills it)");
+        }
+        for (int attempt = 1; ; attempt++) {
+            table.refresh();
+            String recorded = table.properties().get(POSITION);
+            if (order != Long.MIN_VALUE && recorded != null && Long.parseLong(recorded) >= order) {
+                LOG.info(
+                        "Iceberg table {}: the schema change of {} v{} -> v{} is applied already (position {} <="
+                                + " {}).",
+                        table.name(),
+                        change.tableId(),
+                        change.previousVersion(),
+                        change.newVersion(),
+                        order,
+                        recorded);
+                return false;
+            }
+            Transaction txn = table.newTransaction();
+            UpdateSchema update = txn.updateSchema();
+            List<String> applied = plan(table, change, update);
+            if (applied.isEmpty()) {
+                return false;
+            }
+            try {
+                update.commit();
+                if (order != Long.MIN_VALUE) {
+                    String history = table.properties().get(HISTORY);
+                    String entry = order + ":" + table.schema().schemaId();
+                    txn.updateProperties()
+                            .set(POSITION, String.valueOf(order))
+                            .set(HISTORY, history == null || history.isEmpty() ? entry : history + ";" + entry)
+                            .commit();
+                }
+                txn.commitTransaction();
+                LOG.info(
+                        "Iceberg table {}: schema updated for {} v{} -> v{}: {}.",
+                        table.name(),
+                        change.tableId(),
+                        change.previousVersion(),
+                        change.newVersion(),
+                        String.join(", ", applied));
+                return true;
+            } catch (CommitFailedException e) {
+                // Another writer subtask (or job) changed the table meanwhile: look again.
+                if (attempt >= ATTEMPTS) {
+                    throw new IllegalStateException(
+                            "Iceberg table " + table.name() + ": the schema update for " + change + " failed "
+                                    + ATTEMPTS + " times against concurrent commits.",
+                            e);
+                }
+                LOG.debug("Iceberg table {}: schema update raced another commit; looking again.", table.name(), e);
+            }
+        }
+    }
+
+    /**
+     * The Iceberg schema that rows from the source position were written for: the schema before the first
+     * schema change after that position, or the current one when no change came after it (or the source's
+     * positions are not ordered: {@link Long#MIN_VALUE}).
+     */
+    public static Schema schemaAt(Table table, long order) {
+        String history = table.properties().get(HISTORY);
+        if (order == Long.MIN_VALUE || history == null || history.isEmpty()) {
+            return table.schema();
+        }
+        for (String entry : history.split(";")) {
+            int colon = entry.indexOf(':');
+            if (Long.parseLong(entry.substring(0, colon)) > order) {
+                Schema before = table.schemas().get(Integer.parseInt(entry.substring(colon + 1)));
+                return before != null ? before : table.schema();
+            }
+        }
+        return table.schema();
+    }
+
+    /** The last position {@link #HISTORY} records, or {@link Long#MIN_VALUE}. */
+    public static long lastPosition(Table table) {
+        String last = table.properties().get(POSITION);
+        return last == null ? Long.MIN_VALUE : Long.parseLong(last);
+    }
+
+    /** Adds to the update what the table still lacks of the change; returns what it added, in words. */
+    private static List<String> plan(Table table, SchemaChange change, UpdateSchema update) {
+        Schema schema = table.schema();
+        List<String> applied = new ArrayList<>();
+        // Names after the change to names in the table now: UpdateSchema resolves names against the schema
+        // it started from, also for a column renamed in the same update.
+        Map<String, String> tableName = new HashMap<>();
+        for (ColumnChange c : change.changes()) {
+            if (c.kind() == ColumnChange.Kind.RENAMED) {
+                String to = c.newName().orElseThrow();
+                if (schema.findField(c.column()) != null) {
+                    if (schema.findField(to) != null) {
+                        throw stop(
+                                table,
+                                change,
+                                "column '" + c.column() + "' was renamed to '" + to + "', which the table has as"
+                                        + " another column; rename it in Iceberg first");
+                    }
+                    update.renameColumn(c.column(), to);
+                    tableName.put(to, c.column());
+                    applied.add("renamed " + c.column() + " to " + to);
+                }
+            }
+        }
+        for (ColumnChange c : change.changes()) {
+            switch (c.kind()) {
+                case ADDED: {
+                    String name = c.column();
+                    if (schema.findField(tableName.getOrDefault(name, name)) != null) {
+                        break; // added already
+                    }
+                    Type type = icebergType(table, change, name, c.newType().orElseThrow());
+                    // Optional even for a NOT NULL column: the rows written before have no value for it.
+                    update.addColumn(name, type, null);
+                    String after = c.after().orElse(null);
+                    if (after == null) {
+                        update.moveFirst(name);
+                    } else if (schema.findField(tableName.getOrDefault(after, after)) != null
+                            || addedEarlier(change, after)) {
+                        update.moveAfter(name, tableName.getOrDefault(after, after));
+                    }
+                    applied.add("added " + name + " " + type + (after == null ? " first" : " after " + after));
+                    break;
+                }
+                case RETYPED: {
+                    String name = tableName.getOrDefault(c.column(), c.column());
+                    Types.NestedField field = schema.findField(name);
+                    if (field == null) {
+                        throw stop(table, change, "column '" + c.column() + "' is not in the table");
+                    }
+                    LogicalType to = c.newType().orElseThrow();
+                    Type wanted = icebergType(table, change, c.column(), to);
+                    if (!field.type().equals(wanted)) {
+                        if (!field.type().isPrimitiveType()
+                                || !wanted.isPrimitiveType()
+                                || !TypeUtil.isPromotionAllowed(field.type(), wanted.asPrimitiveType())) {
+                            throw stop(
+                                    table,
+                                    change,
+                                    "column '" + c.column() + "' changed from "
+                                            + c.oldType().orElseThrow()
+                                            + " to " + to + ", but Iceberg's column is " + field.type()
+                                            + " and Iceberg can only widen int to long, float to double and a"
+                                            + " decimal's precision (same scale)");
+                        }
+                        update.updateColumn(name, wanted.asPrimitiveType());
+                        applied.add("widened " + c.column() + " to " + wanted);
+                    }
+                    if (to.isNullable() && field.isRequired()) {
+                        update.makeColumnOptional(name);
+                        applied.add("made " + c.column() + " optional");
+                    }
+                    break;
+                }
+                case DROPPED: {
+                    Types.NestedField field = schema.findField(c.column());
+                    if (field != null) {
+                        update.deleteColumn(c.column());
+                        applied.add("dropped " + c.column());
+                    }
+                    break;
+                }
+                default:
+                    break; // renames above
+            }
+        }
+        return applied;
+    }
+
+    private static boolean addedEarlier(SchemaChange change, String column) {
+        return change.changes().stream()
+                .anyMatch(c -> c.kind() == ColumnChange.Kind.ADDED && c.column().equals(column));
+    }
+
+    private static Type icebergType(Table table, SchemaChange change, String column, LogicalType type) {
+        try {
+            return FlinkSchemaUtil.convert(type);
+        } catch (IllegalArgumentException | UnsupportedOperationException e) {
+            throw stop(table, change, "column '" + column + "' has the type " + type + ", which Iceberg cannot hold");
+        }
+    }
+
+    private static InletStopException stop(Table table, SchemaChange change, String why) {
+        return new InletStopException("Iceberg table " + table.name() + " cannot follow the schema change of "
+                + change.tableId() + change.statement().map(s -> " (" + s + ")").orElse("") + ": " + why
+                + ". The job stops before writing a row of the new shape; rows before the change are committed"
+                + " up to the last checkpoint.");
+    }
+}

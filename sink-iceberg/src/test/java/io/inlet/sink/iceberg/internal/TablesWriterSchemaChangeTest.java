@@ -1,0 +1,328 @@
+package io.inlet.sink.iceberg.internal;
+
+import io.inlet.core.InletStopException;
+import io.inlet.core.event.ChangeEvent;
+import io.inlet.core.event.SchemaChange;
+import io.inlet.core.event.SourcePosition;
+import io.inlet.core.table.TableDescriptor;
+import io.inlet.core.table.TableId;
+import io.inlet.core.testing.TestRows;
+import io.inlet.iceberg.IcebergCatalogConfig;
+
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.types.RowKind;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.flink.CatalogLoader;
+import org.apache.iceberg.flink.FlinkSchemaUtil;
+import org.apache.iceberg.hadoop.HadoopCatalog;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.StringJoiner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * A table's schema changing while the writer runs, against real Iceberg tables read with Iceberg's
+ * own reader: the writer completes the files of the old shape, the table gets the new schema once,
+ * and rows before and after land in snapshots of their own, value for value.
+ */
+class TablesWriterSchemaChangeTest {
+
+    private static final TableId ITEMS = TableId.of("lake", "items");
+
+    /** {@code items} as the job was built: id, qty INT, price DECIMAL(10,2), name VARCHAR(20). */
+    private static final TableDescriptor V1 = TableDescriptor.builder(ITEMS)
+            .column("id", DataTypes.INT().notNull())
+            .column("qty", DataTypes.INT())
+            .column("price", DataTypes.DECIMAL(10, 2))
+            .column("name", DataTypes.VARCHAR(20))
+            .primaryKey("id")
+            .build();
+
+    /**
+     * After {@code ADD note VARCHAR(50) AFTER id, MODIFY qty BIGINT, MODIFY price DECIMAL(12,2), MODIFY name
+     * VARCHAR(200)}.
+     */
+    private static final TableDescriptor V2 = TableDescriptor.builder(ITEMS)
+            .column("id", DataTypes.INT().notNull())
+            .column("note", DataTypes.VARCHAR(50))
+            .column("qty", DataTypes.BIGINT())
+            .column("price", DataTypes.DECIMAL(12, 2))
+            .column("name", DataTypes.VARCHAR(200))
+            .primaryKey("id")
+            .schemaVersion(2)
+            .build();
+
+    /** After {@code DROP COLUMN qty, RENAME COLUMN name TO label}. */
+    private static final TableDescriptor V3 = TableDescriptor.builder(ITEMS)
+            .column("id", DataTypes.INT().notNull())
+            .column("note", DataTypes.VARCHAR(50))
+            .column("price", DataTypes.DECIMAL(12, 2))
+            .column("label", DataTypes.VARCHAR(200))
+            .primaryKey("id")
+            .schemaVersion(3)
+            .build();
+
+    @TempDir
+    Path warehouse;
+
+    private HadoopCatalog catalog;
+    private CatalogLoader loader;
+
+    @BeforeEach
+    void table() {
+        catalog = new HadoopCatalog(new Configuration(false), warehouse.toUri().toString());
+        Schema schema = FlinkSchemaUtil.convert(V1.toResolvedSchema());
+        catalog.createTable(
+                TableIdentifier.of("lake", "items"),
+                schema,
+                PartitionSpec.unpartitioned(),
+                // Avro files: Iceberg's Parquet writer needs parquet-avro, which this module's tests leave out.
+                Map.of("format-version", "2", "write.format.default", "avro"));
+        loader = IcebergCatalogConfig.of(
+                        "c",
+                        "hadoop",
+                        null,
+                        Map.of("warehouse", warehouse.toUri().toString()),
+                        Map.of())
+                .loader();
+    }
+
+    private TablesWriter writer(boolean upsert) {
+        RowType target = FlinkSchemaUtil.convert(itemsTable().schema());
+        TablesWriter.TableWrite items = new TablesWriter.TableWrite(
+                "lake.items", new IcebergRowConverter(V1.toRowType(), target), target, List.of("id"), upsert, false, 1);
+        return new TablesWriter(loader, Map.of(ITEMS, items), 1000, 1L << 30);
+    }
+
+    private Table itemsTable() {
+        return catalog.loadTable(TableIdentifier.of("lake", "items"));
+    }
+
+    /** The binlog position of the next event; a replay sets it back. */
+    private long binlog = 1000;
+
+    private StreamRecord<ChangeEvent> row(TableDescriptor t, RowKind kind, Object... values) {
+        ChangeEvent e = ChangeEvent.of(
+                ITEMS, t.schemaVersion(), TestRows.row(t, kind, values), 1L, SourcePosition.binlog("b.1", binlog++, 0));
+        return new StreamRecord<>(t.schemaVersion() == 1 ? e : e.withRowType(t.toRowType()));
+    }
+
+    private StreamRecord<ChangeEvent> schemaChange(
+            TableDescriptor before, TableDescriptor after, Map<String, String> renames) {
+        return new StreamRecord<>(ChangeEvent.schemaChange(
+                SchemaChange.between(before, after, renames, "ALTER TABLE items ..."),
+                1L,
+                SourcePosition.binlog("b.1", binlog++, 0)));
+    }
+
+    /** The rows as {@code column=value, ...} in the table's column order, sorted, read with Iceberg's reader. */
+    private List<String> rows() throws Exception {
+        Table table = itemsTable();
+        List<String> out = new ArrayList<>();
+        try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
+            for (Record r : records) {
+                StringJoiner j = new StringJoiner(", ");
+                for (Types.NestedField f : table.schema().columns()) {
+                    j.add(f.name() + "=" + r.getField(f.name()));
+                }
+                out.add(j.toString());
+            }
+        }
+        out.sort(String::compareTo);
+        return out;
+    }
+
+    private static void commit(
+            OneInputStreamOperatorTestHarness<TableCommittable, Void> committer, List<TableCommittable> files, long cp)
+            throws Exception {
+        for (TableCommittable f : files) {
+            committer.processElement(new StreamRecord<>(f));
+        }
+        committer.snapshot(cp, cp);
+        committer.notifyOfCompletedCheckpoint(cp);
+    }
+
+    private static OneInputStreamOperatorTestHarness<TableCommittable, Void> committer(CatalogLoader loader)
+            throws Exception {
+        return new OneInputStreamOperatorTestHarness<>(new TablesCommitter(loader, List.of()), 1, 1, 0);
+    }
+
+    @ParameterizedTest(name = "upsert {0}")
+    @ValueSource(booleans = {true, false})
+    void columnsAddedAndWidenedMidCheckpointLandValueForValueInSnapshotsOfTheirOwn(boolean upsert) throws Exception {
+        List<TableCommittable> flushed;
+        try (OneInputStreamOperatorTestHarness<ChangeEvent, TableCommittable> w =
+                        new OneInputStreamOperatorTestHarness<>(writer(upsert), 1, 1, 0);
+                OneInputStreamOperatorTestHarness<TableCommittable, Void> c = committer(loader)) {
+            w.open();
+            c.open();
+            w.processElement(row(V1, RowKind.INSERT, 1, 5, new BigDecimal("1.50"), "one"));
+            w.processElement(row(V1, RowKind.INSERT, 2, 7, new BigDecimal("99999999.99"), "two"));
+            w.processElement(schemaChange(V1, V2, Map.of()));
+            w.processElement(row(V2, RowKind.UPDATE_BEFORE, 1, null, 5L, new BigDecimal("1.50"), "one"));
+            w.processElement(
+                    row(V2, RowKind.UPDATE_AFTER, 1, "first", 5_000_000_000L, new BigDecimal("9999999999.99"), "one!"));
+            w.processElement(row(V2, RowKind.INSERT, 3, "third", -1L, new BigDecimal("-0.01"), "x".repeat(200)));
+            w.prepareSnapshotPreBarrier(1L);
+            flushed = w.extractOutputValues();
+            commit(c, flushed, 1L);
+        }
+
+        Table table = itemsTable();
+        assertThat(table.schema().columns())
+                .extracting(f -> f.name() + ":" + f.type() + (f.isOptional() ? "" : " required"))
+                .containsExactly("id:int required", "note:string", "qty:long", "price:decimal(12, 2)", "name:string");
+        // The old columns keep their field ids: files written before read by id.
+        assertThat(table.schema().findField("qty").fieldId()).isEqualTo(2);
+        assertThat(table.schema().identifierFieldNames()).containsExactly("id");
+        assertThat(rows())
+                .containsExactly(
+                        "id=1, note=first, qty=5000000000, price=9999999999.99, name=one!",
+                        "id=2, note=null, qty=7, price=99999999.99, name=two",
+                        "id=3, note=third, qty=-1, price=-0.01, name=" + "x".repeat(200));
+        // The old shape's files, then the new shape's: one snapshot each, in that order.
+        assertThat(flushed).extracting(TableCommittable::part).containsExactly(0, 1);
+        List<Snapshot> snapshots = new ArrayList<>();
+        table.snapshots().forEach(snapshots::add);
+        assertThat(snapshots).hasSize(2);
+        assertThat(snapshots.get(0).summary()).containsEntry(TablesCommitter.PART, "0");
+        assertThat(snapshots.get(1).summary())
+                .containsEntry(TablesCommitter.PART, "1")
+                .containsEntry("flink.max-committed-checkpoint-id", "1");
+        assertThat(table.properties())
+                .containsEntry(
+                        IcebergSchemaUpdates.POSITION,
+                        String.valueOf(SourcePosition.binlog("b.1", 1002, 0).order()));
+    }
+
+    @Test
+    void everyWriterSubtaskGetsTheChangeAndTheTableChangesOnce() throws Exception {
+        try (OneInputStreamOperatorTestHarness<ChangeEvent, TableCommittable> w0 =
+                        new OneInputStreamOperatorTestHarness<>(writer(true), 2, 2, 0);
+                OneInputStreamOperatorTestHarness<ChangeEvent, TableCommittable> w1 =
+                        new OneInputStreamOperatorTestHarness<>(writer(true), 2, 2, 1);
+                OneInputStreamOperatorTestHarness<TableCommittable, Void> c = committer(loader)) {
+            w0.open();
+            w1.open();
+            c.open();
+            w0.processElement(row(V1, RowKind.INSERT, 1, 1, new BigDecimal("1.00"), "a"));
+            w1.processElement(row(V1, RowKind.INSERT, 2, 2, new BigDecimal("2.00"), "b"));
+            // One event, broadcast to both.
+            StreamRecord<ChangeEvent> change = schemaChange(V1, V2, Map.of());
+            w0.processElement(change);
+            w1.processElement(new StreamRecord<>(change.getValue()));
+            // A row of the old shape after the change, from another upstream channel: matched by name.
+            w1.processElement(row(V1, RowKind.INSERT, 4, 4, new BigDecimal("4.00"), "d"));
+            w0.processElement(row(V2, RowKind.INSERT, 3, "n", 3L, new BigDecimal("3.00"), "c"));
+            w0.prepareSnapshotPreBarrier(1L);
+            w1.prepareSnapshotPreBarrier(1L);
+            List<TableCommittable> all = new ArrayList<>(w0.extractOutputValues());
+            all.addAll(w1.extractOutputValues());
+            commit(c, all, 1L);
+        }
+        Table table = itemsTable();
+        assertThat(table.schemas()).as("the first schema and the one update").hasSize(2);
+        assertThat(rows())
+                .containsExactly(
+                        "id=1, note=null, qty=1, price=1.00, name=a",
+                        "id=2, note=null, qty=2, price=2.00, name=b",
+                        "id=3, note=n, qty=3, price=3.00, name=c",
+                        "id=4, note=null, qty=4, price=4.00, name=d");
+    }
+
+    @Test
+    void dropsAndRenamesKeepTheOtherValuesAndAReplayedOlderChangeIsNotAppliedAgain() throws Exception {
+        try (OneInputStreamOperatorTestHarness<ChangeEvent, TableCommittable> w =
+                        new OneInputStreamOperatorTestHarness<>(writer(true), 1, 1, 0);
+                OneInputStreamOperatorTestHarness<TableCommittable, Void> c = committer(loader)) {
+            w.open();
+            c.open();
+            w.processElement(row(V1, RowKind.INSERT, 1, 5, new BigDecimal("1.50"), "one"));
+            w.processElement(schemaChange(V1, V2, Map.of()));
+            w.processElement(row(V2, RowKind.INSERT, 2, "n2", 6L, new BigDecimal("2.50"), "two"));
+            w.processElement(schemaChange(V2, V3, Map.of("name", "label")));
+            w.processElement(row(V3, RowKind.INSERT, 3, "n3", new BigDecimal("3.50"), "three"));
+            w.prepareSnapshotPreBarrier(1L);
+            commit(c, w.extractOutputValues(), 1L);
+        }
+        Table table = itemsTable();
+        assertThat(table.schema().columns())
+                .extracting(Types.NestedField::name)
+                .containsExactly("id", "note", "price", "label");
+        // The renamed column is the same field: the values written as 'name' read as 'label'.
+        assertThat(rows())
+                .containsExactly(
+                        "id=1, note=null, price=1.50, label=one",
+                        "id=2, note=n2, price=2.50, label=two",
+                        "id=3, note=n3, price=3.50, label=three");
+
+        // A restored job replays the source from before both changes: the first one again must not bring
+        // 'qty' back, nor undo the rename.
+        int schemas = table.schemas().size();
+        binlog = 1001; // the first change's position: the job restored from before it
+        try (OneInputStreamOperatorTestHarness<ChangeEvent, TableCommittable> w =
+                        new OneInputStreamOperatorTestHarness<>(writer(true), 1, 1, 0);
+                OneInputStreamOperatorTestHarness<TableCommittable, Void> c = committer(loader)) {
+            w.open();
+            c.open();
+            w.processElement(schemaChange(V1, V2, Map.of()));
+            w.processElement(row(V2, RowKind.INSERT, 2, "n2", 6L, new BigDecimal("2.50"), "two"));
+            w.processElement(schemaChange(V2, V3, Map.of("name", "label")));
+            w.processElement(row(V3, RowKind.UPDATE_BEFORE, 3, "n3", new BigDecimal("3.50"), "three"));
+            w.processElement(row(V3, RowKind.UPDATE_AFTER, 3, "n3", new BigDecimal("3.75"), "three"));
+            w.prepareSnapshotPreBarrier(2L);
+            commit(c, w.extractOutputValues(), 2L);
+        }
+        assertThat(itemsTable().schemas()).hasSize(schemas);
+        assertThat(rows())
+                .containsExactly(
+                        "id=1, note=null, price=1.50, label=one",
+                        "id=2, note=n2, price=2.50, label=two",
+                        "id=3, note=n3, price=3.75, label=three");
+    }
+
+    @Test
+    void aChangeIcebergCannotFollowStopsTheJobNamingTheColumn() throws Exception {
+        TableDescriptor toText = V1.toBuilder()
+                .columns(List.of(
+                        V1.columns().get(0),
+                        V1.columns().get(1).withType(DataTypes.VARCHAR(10)),
+                        V1.columns().get(2),
+                        V1.columns().get(3)))
+                .schemaVersion(2)
+                .build();
+        try (OneInputStreamOperatorTestHarness<ChangeEvent, TableCommittable> w =
+                new OneInputStreamOperatorTestHarness<>(writer(true), 1, 1, 0)) {
+            w.open();
+            assertThatThrownBy(() -> w.processElement(schemaChange(V1, toText, Map.of())))
+                    .isInstanceOf(InletStopException.class)
+                    .hasMessageContaining("lake.items cannot follow the schema change of lake.items")
+                    .hasMessageContaining("column 'qty' changed from INT to VARCHAR(10)")
+                    .hasMessageContaining("Iceberg can only widen");
+        }
+        assertThat(itemsTable().schemas()).as("nothing applied").hasSize(1);
+    }
+}
