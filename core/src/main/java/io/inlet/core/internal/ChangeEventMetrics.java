@@ -17,7 +17,8 @@ import java.util.Map;
 /**
  * Counts the events the source emits per table and kind, and tracks the last source timestamp, in
  * Flink's metric groups: {@code <operator>.inlet.table.<database.table>.numRecordsInsert} (and
- * {@code ...UpdateBefore}, {@code ...UpdateAfter}, {@code ...Delete}), {@code lastSourceTimestamp}
+ * {@code ...UpdateBefore}, {@code ...UpdateAfter}, {@code ...Delete}), {@code numSchemaChanges} (schema
+ * changes followed while the job runs), {@code lastSourceTimestamp}
  * (epoch ms), {@code changeLagMs} (ms from the change in the source to the pipeline seeing it, the
  * lag to alert on) and {@code changeIdleMs} (ms since the table's last change reached the pipeline,
  * -1 before the first). The names are Inlet's own: Flink's sources register {@code
@@ -57,6 +58,10 @@ public final class ChangeEventMetrics extends RichMapFunction<ChangeEvent, Chang
             m = new TableMetrics(group.addGroup(TABLE_GROUP, event.tableId().identifier()));
             tables.put(event.tableId(), m);
         }
+        if (event.isSchemaChange()) {
+            m.schemaChanges.inc();
+            return event;
+        }
         m.counters[event.kind().ordinal()].inc();
         long now = System.currentTimeMillis();
         m.lastSeen = now;
@@ -69,6 +74,7 @@ public final class ChangeEventMetrics extends RichMapFunction<ChangeEvent, Chang
 
     private static final class TableMetrics {
         final Counter[] counters = new Counter[COUNTER_NAMES.length];
+        final Counter schemaChanges;
         volatile long lastSourceTimestamp = -1L;
         volatile long lag = -1L;
         volatile long lastSeen = -1L;
@@ -77,6 +83,7 @@ public final class ChangeEventMetrics extends RichMapFunction<ChangeEvent, Chang
             for (int i = 0; i < counters.length; i++) {
                 counters[i] = g.counter(COUNTER_NAMES[i]);
             }
+            schemaChanges = g.counter("numSchemaChanges");
             g.gauge("lastSourceTimestamp", (Gauge<Long>) () -> lastSourceTimestamp);
             g.gauge("changeLagMs", (Gauge<Long>) () -> lag);
             g.gauge("changeIdleMs", (Gauge<Long>) () -> lastSeen < 0 ? -1L : System.currentTimeMillis() - lastSeen);

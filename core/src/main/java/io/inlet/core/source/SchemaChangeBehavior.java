@@ -22,7 +22,15 @@ public enum SchemaChangeBehavior {
      * Leave added nullable columns out and go on (said once in the log, counted in {@code
      * numSchemaChangesIgnored}); stop on every other change, as {@link #FAIL} does.
      */
-    IGNORE_ADDED_COLUMNS("ignore-added-columns");
+    IGNORE_ADDED_COLUMNS("ignore-added-columns"),
+    /**
+     * Follow the change while the job runs (MySQL source): the source sends the table's new version
+     * ahead of its first row, and the Iceberg sink brings its table to it live, without a restart
+     * (columns added, widened, made optional, renamed, dropped as Iceberg allows; anything else stops
+     * the job naming the column). Sinks and transforms that do not follow schema changes yet (Hudi,
+     * the built-in transforms on the changed table) stop the job when one reaches them.
+     */
+    EVOLVE("evolve");
 
     /** The option key both sources use. */
     public static final String OPTION = "schema-change.behavior";

@@ -150,7 +150,10 @@ public final class MySqlCdcOptions {
                     + " shape is written,"
                     + " naming table, column and change; 'ignore-added-columns' leaves added nullable"
                     + " columns out (logged"
-                    + " once, counted in numSchemaChangesIgnored) and stops on every other change.");
+                    + " once, counted in numSchemaChangesIgnored) and stops on every other change; 'evolve'"
+                    + " follows the change while the job runs: the table's new version goes downstream"
+                    + " ahead of its rows and the Iceberg sink applies it to its table live (sinks and"
+                    + " transforms that cannot follow yet stop the job).");
 
     public static final ConfigOption<String> TIME_PRECISION_MODE = ConfigOptions.key("time.precision.mode")
             .stringType()

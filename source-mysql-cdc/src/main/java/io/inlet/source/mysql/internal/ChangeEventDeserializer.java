@@ -5,6 +5,7 @@ import io.inlet.core.InletStopException;
 import io.inlet.core.event.ChangeEvent;
 import io.inlet.core.event.ChangeEventTypeInfo;
 import io.inlet.core.event.RowKeys;
+import io.inlet.core.event.SchemaChange;
 import io.inlet.core.event.SourcePosition;
 import io.inlet.core.source.BadRecordAction;
 import io.inlet.core.source.SchemaChangeBehavior;
@@ -21,6 +22,7 @@ import io.debezium.document.DocumentReader;
 import io.debezium.document.Value;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.Collector;
 import org.apache.kafka.connect.data.Field;
@@ -119,7 +121,11 @@ public final class ChangeEventDeserializer implements Serializable {
     private final ChangeEventTypeInfo typeInfo;
     private final Settings settings;
 
+    /** Each table as it is now: the one the job was built with, or its version after schema changes followed. */
     private transient Map<TableId, TableDescriptor> byId;
+    /** The row types of tables at versions born while the job runs (one instance each: the serializer caches it). */
+    private transient Map<TableId, RowType> runtimeTypes;
+
     private transient Map<TableId, RowKeys> keys;
     private transient Map<Schema, StructConverter> converters;
     private transient Pattern excluded;
@@ -142,6 +148,7 @@ public final class ChangeEventDeserializer implements Serializable {
 
     private void init() {
         byId = new HashMap<>();
+        runtimeTypes = new HashMap<>();
         keys = new HashMap<>();
         for (TableDescriptor t : tables) {
             byId.put(t.tableId(), t);
@@ -210,11 +217,14 @@ public final class ChangeEventDeserializer implements Serializable {
             oldRow.setRowKind(RowKind.DELETE);
             newRow.setRowKind(RowKind.INSERT);
         }
+        RowType runtimeType = runtimeTypes.get(id);
         if (oldRow != null) {
-            out.collect(ChangeEvent.of(id, table.schemaVersion(), oldRow, timestamp, position));
+            ChangeEvent e = ChangeEvent.of(id, table.schemaVersion(), oldRow, timestamp, position);
+            out.collect(runtimeType == null ? e : e.withRowType(runtimeType));
         }
         if (newRow != null) {
-            out.collect(ChangeEvent.of(id, table.schemaVersion(), newRow, timestamp, position));
+            ChangeEvent e = ChangeEvent.of(id, table.schemaVersion(), newRow, timestamp, position);
+            out.collect(runtimeType == null ? e : e.withRowType(runtimeType));
         }
     }
 
@@ -348,6 +358,10 @@ public final class ChangeEventDeserializer implements Serializable {
             if (after == null) {
                 continue;
             }
+            if (settings.schemaChanges == SchemaChangeBehavior.EVOLVE) {
+                evolve(table, after, ddl, source, position, out);
+                continue;
+            }
             List<SchemaDifference> differences =
                     SchemaChanges.compare(table, after, ddl, excluded, settings.tinyInt1IsBoolean, settings.timeMode);
             if (differences.isEmpty()) {
@@ -369,6 +383,40 @@ public final class ChangeEventDeserializer implements Serializable {
                     SideChannel.SCHEMA_CHANGE_IGNORED,
                     DeadLetterJson.notice(table.tableId(), position, differences.toString())));
         }
+    }
+
+    /**
+     * Follows a DDL of a captured table: the table's next version goes downstream ahead of its rows, which
+     * from here on are read with it.
+     */
+    private void evolve(
+            TableDescriptor table,
+            Document after,
+            @Nullable String ddl,
+            @Nullable Struct source,
+            SourcePosition position,
+            Collector<ChangeEvent> out) {
+        SchemaChange change =
+                SchemaChanges.change(table, after, ddl, excluded, settings.tinyInt1IsBoolean, settings.timeMode);
+        if (change == null) {
+            return; // nothing the pipeline captures changed
+        }
+        TableDescriptor next = change.after();
+        byId.put(next.tableId(), next);
+        keys.put(next.tableId(), RowKeys.of(next));
+        runtimeTypes.put(next.tableId(), next.toRowType());
+        // Converters know the table's columns: the next rows need ones for the new version.
+        converters.clear();
+        Long ts = source == null || source.schema().field("ts_ms") == null ? null : source.getInt64("ts_ms");
+        LOG.info(
+                "Table {} changed in the source ({}, at binlog {}): {}; following it as version {}.",
+                next.tableId(),
+                ddl == null ? "DDL" : ddl.trim(),
+                position,
+                change.changes(),
+                next.schemaVersion());
+        out.collect(
+                ChangeEvent.schemaChange(change, ts != null && ts > 0 ? ts : ChangeEvent.UNKNOWN_TIMESTAMP, position));
     }
 
     /** {@code "db"."t"}, Debezium's form of a table id in schema changes, to a table id. */

@@ -1,0 +1,184 @@
+package io.inlet.it;
+
+import io.inlet.core.Pipeline;
+import io.inlet.core.testing.MiniClusters;
+import io.inlet.sink.iceberg.IcebergSink;
+import io.inlet.testing.MariaDbExtension;
+import io.inlet.testing.MariaDbServer;
+
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.DecimalType;
+import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarCharType;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.hadoop.HadoopCatalog;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code schema-change.behavior} = {@code evolve}: DDL on a captured MariaDB table in the binlog
+ * phase, with changes before and after it, reaches the Iceberg table while the job runs, without a
+ * restart (the job may not restart at all): after each step the Iceberg table, read with Iceberg's
+ * own reader, equals the MariaDB table value for value, the changed columns included, and the
+ * columns it had keep their field ids.
+ */
+@ExtendWith(MariaDbExtension.class)
+class SchemaEvolutionITCase {
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = MiniClusters.extension(4);
+
+    private static final LogicalType INT = new IntType(false);
+    private static final LogicalType NULLABLE_VARCHAR_50 = new VarCharType(50);
+
+    @Test
+    void addWidenDropAndRenameFlowIntoIcebergWithoutARestart(MariaDbServer mysql, @TempDir Path warehouse)
+            throws Exception {
+        String db = mysql.createDatabase();
+        mysql.execute(
+                db,
+                "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, v INT NOT NULL, name VARCHAR(20),"
+                        + " price DECIMAL(10,2), gone VARCHAR(10))",
+                "INSERT INTO t VALUES (1, 10, 'one', 1.50, 'g1'), (2, 20, 'two', 2.50, 'g2'), (3, 30, NULL, NULL, NULL)");
+        Map<String, String> source = MySqlOptions.of(mysql, db, "t");
+        source.put("schema-change.behavior", "evolve");
+        // No restarts: a failure anywhere fails the job, and the test with it.
+        Pipeline pipeline = Pipeline.builder()
+                .environment(Jobs.checkpointingEnvironment(new Configuration(), 2))
+                .source("mysql-cdc", source)
+                .sink(IcebergSink.builder()
+                        .warehouse(warehouse.toUri().toString())
+                        .build())
+                .build();
+        JobClient job = pipeline.executeAsync();
+        TableIdentifier id = TableIdentifier.of(db, "t");
+        Map<String, LogicalType> columns = new LinkedHashMap<>();
+        columns.put("id", INT);
+        columns.put("v", INT);
+        columns.put("name", new VarCharType(20));
+        columns.put("price", new DecimalType(10, 2));
+        columns.put("gone", new VarCharType(10));
+        try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse);
+                Connection c = mysql.connection(db)) {
+            awaitEqual(job, catalog, id, c, db, columns);
+            Table table = catalog.loadTable(id);
+            Map<String, Integer> ids = fieldIds(table);
+
+            // ADD COLUMN ... AFTER, with changes before and after it.
+            mysql.execute(
+                    db,
+                    "UPDATE t SET v = 11 WHERE id = 1",
+                    "ALTER TABLE t ADD COLUMN note VARCHAR(50) NULL AFTER id",
+                    "UPDATE t SET note = 'first', v = 12 WHERE id = 1",
+                    "INSERT INTO t VALUES (4, 'fourth', 40, 'four', 4.50, 'g4')");
+            columns = after(columns, "id", "note", NULLABLE_VARCHAR_50);
+            awaitEqual(job, catalog, id, c, db, columns);
+
+            // INT -> BIGINT, with a value only BIGINT holds.
+            mysql.execute(
+                    db,
+                    "UPDATE t SET v = 21 WHERE id = 2",
+                    "ALTER TABLE t MODIFY v BIGINT NOT NULL",
+                    "UPDATE t SET v = 5000000000 WHERE id = 2");
+            columns.put("v", new BigIntType(false));
+            awaitEqual(job, catalog, id, c, db, columns);
+
+            // VARCHAR(20) -> VARCHAR(200) and DECIMAL(10,2) -> DECIMAL(12,2), with values only they hold.
+            mysql.execute(
+                    db,
+                    "ALTER TABLE t MODIFY name VARCHAR(200), MODIFY price DECIMAL(12,2)",
+                    "UPDATE t SET name = '" + "n".repeat(200) + "', price = 9999999999.99 WHERE id = 3");
+            columns.put("name", new VarCharType(200));
+            columns.put("price", new DecimalType(12, 2));
+            awaitEqual(job, catalog, id, c, db, columns);
+
+            // DROP COLUMN, then RENAME COLUMN: the other values stay, the renamed column keeps its values.
+            mysql.execute(
+                    db,
+                    "ALTER TABLE t DROP COLUMN gone",
+                    "UPDATE t SET v = 13 WHERE id = 1",
+                    "ALTER TABLE t RENAME COLUMN name TO label",
+                    "UPDATE t SET label = 'renamed' WHERE id = 2",
+                    "INSERT INTO t VALUES (5, NULL, 50, 'five', 5.50)",
+                    "DELETE FROM t WHERE id = 4");
+            columns.remove("gone");
+            columns = renamed(columns, "name", "label");
+            awaitEqual(job, catalog, id, c, db, columns);
+
+            table = catalog.loadTable(id);
+            assertThat(fieldIds(table))
+                    .as("the columns kept their field ids (name is label now)")
+                    .containsEntry("id", ids.get("id"))
+                    .containsEntry("v", ids.get("v"))
+                    .containsEntry("label", ids.get("name"))
+                    .containsEntry("price", ids.get("price"));
+            assertThat(table.schema().identifierFieldNames()).containsExactly("id");
+            assertThat(job.getJobStatus().get(30, TimeUnit.SECONDS)).isEqualTo(JobStatus.RUNNING);
+        } finally {
+            Jobs.cancelIfRunning(job);
+        }
+    }
+
+    /** The columns with one added after another. */
+    private static Map<String, LogicalType> after(
+            Map<String, LogicalType> columns, String previous, String name, LogicalType type) {
+        Map<String, LogicalType> out = new LinkedHashMap<>();
+        columns.forEach((n, t) -> {
+            out.put(n, t);
+            if (n.equals(previous)) {
+                out.put(name, type);
+            }
+        });
+        return out;
+    }
+
+    private static Map<String, LogicalType> renamed(Map<String, LogicalType> columns, String from, String to) {
+        Map<String, LogicalType> out = new LinkedHashMap<>();
+        columns.forEach((n, t) -> out.put(n.equals(from) ? to : n, t));
+        return out;
+    }
+
+    /** Waits until the Iceberg table has exactly these columns and MariaDB's rows in them. */
+    private static void awaitEqual(
+            JobClient job,
+            HadoopCatalog catalog,
+            TableIdentifier id,
+            Connection c,
+            String db,
+            Map<String, LogicalType> columns)
+            throws Exception {
+        List<RowType.RowField> fields = new ArrayList<>();
+        columns.forEach((n, t) -> fields.add(new RowType.RowField(n, t)));
+        RowType type = new RowType(fields);
+        Lakes.awaitIceberg(job, catalog, id, () -> Canonical.mysqlAs(c, db, "t", type));
+        assertThat(catalog.loadTable(id).schema().columns())
+                .extracting(Types.NestedField::name)
+                .containsExactlyElementsOf(columns.keySet());
+    }
+
+    private static Map<String, Integer> fieldIds(Table table) {
+        Map<String, Integer> ids = new LinkedHashMap<>();
+        table.schema().columns().forEach(f -> ids.put(f.name(), f.fieldId()));
+        return ids;
+    }
+}
