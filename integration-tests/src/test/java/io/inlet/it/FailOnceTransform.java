@@ -58,7 +58,8 @@ final class FailOnceTransform implements ChangeTransform {
 
         @Override
         public ChangeEvent map(ChangeEvent e) {
-            if (e.tableId().table().equals(table)
+            if (!e.isSchemaChange()
+                    && e.tableId().table().equals(table)
                     && !e.row().isNullAt(1)
                     && marker.equals(e.row().getString(1).toString())) {
                 FailureInjection.failOnce(key, "the row '" + marker + "' of " + e.tableId() + " at " + e.position());

@@ -139,6 +139,65 @@ class SchemaEvolutionITCase {
         }
     }
 
+    @Test
+    void aFailureRightAfterASchemaChangeRecoversWithTheChangeAppliedOnce(MariaDbServer mysql, @TempDir Path warehouse)
+            throws Exception {
+        String db = mysql.createDatabase();
+        mysql.execute(
+                db,
+                "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, name VARCHAR(20), v INT NOT NULL)",
+                "INSERT INTO t VALUES (1, 'one', 10), (2, 'two', 20)");
+        Map<String, String> source = MySqlOptions.of(mysql, db, "t");
+        source.put("schema-change.behavior", "evolve");
+        // Fails the job once at the row whose name (column 1) is 'boom'.
+        FailOnceTransform failOnce = new FailOnceTransform("t", "boom");
+        // Restarts allowed: the job fails once and restores from its last checkpoint, after the DDL.
+        Pipeline pipeline = Pipeline.builder()
+                .environment(Jobs.restartingEnvironment())
+                .source("mysql-cdc", source)
+                .transform(failOnce)
+                .sink(IcebergSink.builder()
+                        .warehouse(warehouse.toUri().toString())
+                        .build())
+                .build();
+        JobClient job = pipeline.executeAsync();
+        TableIdentifier id = TableIdentifier.of(db, "t");
+        Map<String, LogicalType> columns = new LinkedHashMap<>();
+        columns.put("id", INT);
+        columns.put("name", new VarCharType(20));
+        columns.put("v", INT);
+        try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse);
+                Connection c = mysql.connection(db)) {
+            awaitEqual(job, catalog, id, c, db, columns);
+            mysql.execute(
+                    db,
+                    "ALTER TABLE t ADD COLUMN note VARCHAR(50) NULL AFTER name",
+                    "UPDATE t SET note = 'before the failure' WHERE id = 1");
+            columns = after(columns, "name", "note", NULLABLE_VARCHAR_50);
+            awaitEqual(job, catalog, id, c, db, columns);
+            // Let a checkpoint complete after the DDL, so the job restores from past it.
+            Thread.sleep(1000);
+            int schemas = catalog.loadTable(id).schemas().size();
+
+            mysql.execute(
+                    db,
+                    "INSERT INTO t VALUES (3, 'boom', 'three', 30)",
+                    "UPDATE t SET note = 'after the failure', v = 11 WHERE id = 2");
+            awaitEqual(job, catalog, id, c, db, columns);
+            assertThat(failOnce.fired()).as("the injected failure happened").isTrue();
+            assertThat(catalog.loadTable(id).schemas())
+                    .as("no schema update twice")
+                    .hasSize(schemas);
+
+            // And the restored job follows the next change.
+            mysql.execute(db, "ALTER TABLE t MODIFY v BIGINT NOT NULL", "UPDATE t SET v = 5000000000 WHERE id = 3");
+            columns.put("v", new BigIntType(false));
+            awaitEqual(job, catalog, id, c, db, columns);
+        } finally {
+            Jobs.cancelIfRunning(job);
+        }
+    }
+
     /** The columns with one added after another. */
     private static Map<String, LogicalType> after(
             Map<String, LogicalType> columns, String previous, String name, LogicalType type) {

@@ -44,6 +44,7 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
@@ -127,6 +128,9 @@ public final class ChangeEventDeserializer implements Serializable {
     private transient Map<TableId, RowType> runtimeTypes;
 
     private transient Map<TableId, RowKeys> keys;
+    /** Schema changes found in a restored split, sent ahead of the next record's events. */
+    private transient List<ChangeEvent> pending;
+
     private transient Map<Schema, StructConverter> converters;
     private transient Pattern excluded;
     private transient long schemaOrder;
@@ -149,6 +153,7 @@ public final class ChangeEventDeserializer implements Serializable {
     private void init() {
         byId = new HashMap<>();
         runtimeTypes = new HashMap<>();
+        pending = new ArrayList<>();
         keys = new HashMap<>();
         for (TableDescriptor t : tables) {
             byId.put(t.tableId(), t);
@@ -164,6 +169,10 @@ public final class ChangeEventDeserializer implements Serializable {
     public void deserialize(SourceRecord record, Collector<ChangeEvent> out) {
         if (byId == null) {
             init();
+        }
+        if (!pending.isEmpty()) {
+            pending.forEach(out::collect);
+            pending.clear();
         }
         if (record.keySchema() != null
                 && SCHEMA_CHANGE_KEY.equals(record.keySchema().name())) {
@@ -359,7 +368,7 @@ public final class ChangeEventDeserializer implements Serializable {
                 continue;
             }
             if (settings.schemaChanges == SchemaChangeBehavior.EVOLVE) {
-                evolve(table, after, ddl, source, position, out);
+                evolve(table, after, ddl, source, position, out::collect);
                 continue;
             }
             List<SchemaDifference> differences =
@@ -386,6 +395,28 @@ public final class ChangeEventDeserializer implements Serializable {
     }
 
     /**
+     * The tables as Debezium knows them at the start of a binlog split (restored from a checkpoint, or handed
+     * out after the snapshot). With {@code evolve}, a table that changed since the job was built (a schema
+     * change followed before a failover) goes on at its new version: the change is sent ahead of the next
+     * record. Without a statement a rename reads as a drop and an add; the sinks already have it applied
+     * then (the checkpoint is from after it), and apply by content.
+     */
+    public void restoreTables(Map<TableId, Document> tables) {
+        if (settings.schemaChanges != SchemaChangeBehavior.EVOLVE) {
+            return;
+        }
+        if (byId == null) {
+            init();
+        }
+        tables.forEach((id, document) -> {
+            TableDescriptor table = byId.get(id);
+            if (table != null) {
+                evolve(table, document, null, null, SourcePosition.none(), pending::add);
+            }
+        });
+    }
+
+    /**
      * Follows a DDL of a captured table: the table's next version goes downstream ahead of its rows, which
      * from here on are read with it.
      */
@@ -395,7 +426,7 @@ public final class ChangeEventDeserializer implements Serializable {
             @Nullable String ddl,
             @Nullable Struct source,
             SourcePosition position,
-            Collector<ChangeEvent> out) {
+            Consumer<ChangeEvent> out) {
         SchemaChange change =
                 SchemaChanges.change(table, after, ddl, excluded, settings.tinyInt1IsBoolean, settings.timeMode);
         if (change == null) {
@@ -411,11 +442,11 @@ public final class ChangeEventDeserializer implements Serializable {
         LOG.info(
                 "Table {} changed in the source ({}, at binlog {}): {}; following it as version {}.",
                 next.tableId(),
-                ddl == null ? "DDL" : ddl.trim(),
+                ddl == null ? "as the restored binlog split holds it" : ddl.trim(),
                 position,
                 change.changes(),
                 next.schemaVersion());
-        out.collect(
+        out.accept(
                 ChangeEvent.schemaChange(change, ts != null && ts > 0 ? ts : ChangeEvent.UNKNOWN_TIMESTAMP, position));
     }
 

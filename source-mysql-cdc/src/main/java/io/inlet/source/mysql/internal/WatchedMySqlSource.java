@@ -74,6 +74,13 @@ public final class WatchedMySqlSource<SplitT extends SourceSplit, StateT>
     public interface Splits<SplitT> extends Serializable {
         /** Whether the split is the binlog split handed out after a snapshot, listing its finished splits. */
         boolean isBinlogSplitAfterSnapshot(SplitT split);
+
+        /**
+         * Hands a binlog split's table schemas, as Debezium keeps them in the split (and its checkpoints),
+         * to the deserializer before the split's first record: a job restored from after a schema change
+         * it followed reads the tables as they are then, not as the job was built.
+         */
+        void tablesOf(SplitT split);
     }
 
     private final Source<ChangeEvent, SplitT, StateT> delegate;
@@ -313,6 +320,7 @@ public final class WatchedMySqlSource<SplitT extends SourceSplit, StateT>
             if (started && added.stream().anyMatch(splits::isBinlogSplitAfterSnapshot)) {
                 signal(SnapshotSignal.COMPLETED);
             }
+            added.forEach(splits::tablesOf);
             delegate.addSplits(added);
         }
 

@@ -2,16 +2,22 @@ package io.inlet.source.mysql.internal;
 
 import io.inlet.annotation.Internal;
 import io.inlet.core.event.ChangeEvent;
+import io.inlet.core.table.TableId;
 
 import com.ververica.cdc.connectors.mysql.source.MySqlSource;
 import com.ververica.cdc.connectors.mysql.source.assigners.state.PendingSplitsState;
 import com.ververica.cdc.connectors.mysql.source.split.MySqlSplit;
 import com.ververica.cdc.connectors.mysql.table.StartupOptions;
 import com.ververica.cdc.debezium.DebeziumDeserializationSchema;
+import io.debezium.document.Document;
+import io.debezium.relational.history.JsonTableChangeSerializer;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.util.Collector;
 import org.apache.kafka.connect.source.SourceRecord;
+
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * Inlet's one contact with Flink CDC's API, for the Flink CDC 2.4 line ({@code
@@ -56,7 +62,7 @@ public final class FlinkCdc {
                 .build();
         return new WatchedMySqlSource<MySqlSplit, PendingSplitsState>(
                 source,
-                new Splits(),
+                new Splits(deserializer),
                 deserializer.getProducedType(),
                 where,
                 spec.startupMode == io.inlet.source.mysql.MySqlCdcSource.StartupMode.INITIAL);
@@ -80,6 +86,31 @@ public final class FlinkCdc {
     /** The binlog split handed out after a snapshot lists the snapshot's finished splits. */
     private static final class Splits implements WatchedMySqlSource.Splits<MySqlSplit> {
         private static final long serialVersionUID = 1L;
+
+        /** The same instance as the source's deserializer (one object graph, serialized together). */
+        private final ChangeEventDeserializer deserializer;
+
+        Splits(ChangeEventDeserializer deserializer) {
+            this.deserializer = deserializer;
+        }
+
+        @Override
+        public void tablesOf(MySqlSplit split) {
+            if (!split.isBinlogSplit()
+                    || split.asBinlogSplit().getTableSchemas().isEmpty()) {
+                return;
+            }
+            JsonTableChangeSerializer json = new JsonTableChangeSerializer();
+            Map<TableId, Document> tables = new HashMap<>();
+            split.asBinlogSplit().getTableSchemas().forEach((id, change) -> {
+                if (id.catalog() != null) {
+                    tables.put(
+                            TableId.of(id.catalog(), id.table()),
+                            json.toDocument(change).getDocument("table"));
+                }
+            });
+            deserializer.restoreTables(tables);
+        }
 
         @Override
         public boolean isBinlogSplitAfterSnapshot(MySqlSplit split) {
