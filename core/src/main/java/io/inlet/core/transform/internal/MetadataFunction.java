@@ -67,6 +67,9 @@ public final class MetadataFunction extends RichMapFunction<ChangeEvent, ChangeE
         if (g == null) {
             return event;
         }
+        if (event.isSchemaChange()) {
+            throw UnfollowedSchemaChange.of("metadata", event);
+        }
         RowData in = event.row();
         GenericRowData out = new GenericRowData(in.getRowKind(), g.length + kinds.size());
         for (int i = 0; i < g.length; i++) {

@@ -53,6 +53,9 @@ public final class ProjectionFunction extends RichMapFunction<ChangeEvent, Chang
         if (g == null) {
             return event;
         }
+        if (event.isSchemaChange()) {
+            throw UnfollowedSchemaChange.of("projection", event);
+        }
         RowData in = event.row();
         GenericRowData out = new GenericRowData(in.getRowKind(), g.length);
         for (int i = 0; i < g.length; i++) {

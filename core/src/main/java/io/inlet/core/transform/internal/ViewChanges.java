@@ -106,6 +106,16 @@ public final class ViewChanges implements Serializable {
             init();
         }
         Bound b = bound.get(event.tableId());
+        if (event.isSchemaChange()) {
+            if (pendingBefore != null) {
+                flush(out, dropped);
+            }
+            if (b != null) {
+                throw UnfollowedSchemaChange.of("filter", event);
+            }
+            out.accept(event);
+            return;
+        }
         if (pendingBefore != null) {
             if (b != null && b == pendingTable && event.kind() == RowKind.UPDATE_AFTER) {
                 ChangeEvent before = pendingBefore;
