@@ -59,7 +59,8 @@ class SchemaEvolutionITCase {
                 db,
                 "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, v INT NOT NULL, name VARCHAR(20),"
                         + " price DECIMAL(10,2), gone VARCHAR(10))",
-                "INSERT INTO t VALUES (1, 10, 'one', 1.50, 'g1'), (2, 20, 'two', 2.50, 'g2'), (3, 30, NULL, NULL, NULL)");
+                "INSERT INTO t VALUES (1, 10, 'one', 1.50, 'g1'), (2, 20, 'two', 2.50, 'g2'),"
+                        + " (3, 30, NULL, NULL, NULL)");
         Map<String, String> source = MySqlOptions.of(mysql, db, "t");
         source.put("schema-change.behavior", "evolve");
         // No restarts: a failure anywhere fails the job, and the test with it.
@@ -198,6 +199,62 @@ class SchemaEvolutionITCase {
         }
     }
 
+    @Test
+    void lenientKeepsDroppedAndRenamedColumnsWithTheirValues(MariaDbServer mysql, @TempDir Path warehouse)
+            throws Exception {
+        String db = mysql.createDatabase();
+        mysql.execute(
+                db,
+                "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, name VARCHAR(20), gone VARCHAR(10))",
+                "INSERT INTO t VALUES (1, 'one', 'g1'), (2, 'two', 'g2')");
+        Map<String, String> source = MySqlOptions.of(mysql, db, "t");
+        source.put("schema-change.behavior", "lenient");
+        Pipeline pipeline = Pipeline.builder()
+                .environment(Jobs.checkpointingEnvironment(new Configuration(), 2))
+                .source("mysql-cdc", source)
+                .sink(IcebergSink.builder()
+                        .warehouse(warehouse.toUri().toString())
+                        .build())
+                .build();
+        JobClient job = pipeline.executeAsync();
+        TableIdentifier id = TableIdentifier.of(db, "t");
+        try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse);
+                Connection c = mysql.connection(db)) {
+            Lakes.awaitIceberg(job, catalog, id, () -> List.of("id=1, name=one, gone=g1", "id=2, name=two, gone=g2"));
+            mysql.execute(
+                    db,
+                    "ALTER TABLE t DROP COLUMN gone",
+                    "ALTER TABLE t RENAME COLUMN name TO label",
+                    "UPDATE t SET label = 'uno' WHERE id = 1",
+                    "INSERT INTO t VALUES (3, 'three')");
+            // The dropped column and the old name stay with the values they had; rows changed after the
+            // change leave them NULL; the new name is a new column, at its place in MariaDB's table.
+            Lakes.awaitIceberg(
+                    job,
+                    catalog,
+                    id,
+                    () -> List.of(
+                            "id=1, label=uno, name=NULL, gone=NULL",
+                            "id=2, label=NULL, name=two, gone=g2",
+                            "id=3, label=three, name=NULL, gone=NULL"));
+            // MariaDB's table is in the lake: its label is the lake's label, or for a row not changed since
+            // the rename, the lake's old name.
+            Map<String, LogicalType> mariaDb = new LinkedHashMap<>();
+            mariaDb.put("id", INT);
+            mariaDb.put("label", new VarCharType(20));
+            List<String> lake = new ArrayList<>();
+            for (String row : icebergColumns(catalog.loadTable(id), List.of("id", "label", "name"))) {
+                String[] v = row.split(", ");
+                String label = v[1].equals("label=NULL") ? "label=" + v[2].substring("name=".length()) : v[1];
+                lake.add(v[0] + ", " + label);
+            }
+            assertThat(lake).isEqualTo(Canonical.mysqlAs(c, db, "t", rowType(mariaDb)));
+            assertThat(job.getJobStatus().get(30, TimeUnit.SECONDS)).isEqualTo(JobStatus.RUNNING);
+        } finally {
+            Jobs.cancelIfRunning(job);
+        }
+    }
+
     /** The columns with one added after another. */
     private static Map<String, LogicalType> after(
             Map<String, LogicalType> columns, String previous, String name, LogicalType type) {
@@ -233,6 +290,31 @@ class SchemaEvolutionITCase {
         assertThat(catalog.loadTable(id).schema().columns())
                 .extracting(Types.NestedField::name)
                 .containsExactlyElementsOf(columns.keySet());
+    }
+
+    private static RowType rowType(Map<String, LogicalType> columns) {
+        List<RowType.RowField> fields = new ArrayList<>();
+        columns.forEach((n, t) -> fields.add(new RowType.RowField(n, t)));
+        return new RowType(fields);
+    }
+
+    /** The table's rows in these columns, read with Iceberg's reader, as {@link Canonical} writes rows. */
+    private static List<String> icebergColumns(Table table, java.util.Collection<String> columns) throws Exception {
+        List<String> rows = new ArrayList<>();
+        try (org.apache.iceberg.io.CloseableIterable<org.apache.iceberg.data.Record> records =
+                org.apache.iceberg.data.IcebergGenerics.read(table)
+                        .select(columns)
+                        .build()) {
+            for (org.apache.iceberg.data.Record r : records) {
+                List<String> values = new ArrayList<>();
+                for (String col : columns) {
+                    values.add(col + "=" + Canonical.value(r.getField(col)));
+                }
+                rows.add(String.join(", ", values));
+            }
+        }
+        rows.sort(null);
+        return rows;
     }
 
     private static Map<String, Integer> fieldIds(Table table) {

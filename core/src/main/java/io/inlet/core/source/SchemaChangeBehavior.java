@@ -30,7 +30,18 @@ public enum SchemaChangeBehavior {
      * the job naming the column). Sinks and transforms that do not follow schema changes yet (Hudi,
      * the built-in transforms on the changed table) stop the job when one reaches them.
      */
-    EVOLVE("evolve");
+    EVOLVE("evolve"),
+    /**
+     * As {@link #EVOLVE}, but only adding: a dropped column stays in the lake, nullable, and the rows after
+     * the drop leave it NULL; a renamed column stays under its old name (no longer filled) and the new
+     * name is added as a new column. Type changes are followed as with {@link #EVOLVE}.
+     */
+    LENIENT("lenient");
+
+    /** Whether the source sends schema changes downstream for the sinks to follow. */
+    public boolean follows() {
+        return this == EVOLVE || this == LENIENT;
+    }
 
     /** The option key both sources use. */
     public static final String OPTION = "schema-change.behavior";

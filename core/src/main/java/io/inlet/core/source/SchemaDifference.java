@@ -46,7 +46,12 @@ public final class SchemaDifference {
     }
 
     public static SchemaDifference dropped(String column) {
-        return new SchemaDifference(Kind.DROPPED, false, "column '" + column + "' was dropped");
+        return dropped(column, false);
+    }
+
+    /** A column the rows lack; {@code nullable} when the table may hold NULL there. */
+    public static SchemaDifference dropped(String column, boolean nullable) {
+        return new SchemaDifference(Kind.DROPPED, nullable, "column '" + column + "' was dropped");
     }
 
     public static SchemaDifference renamed(String from, String to) {
@@ -80,7 +85,9 @@ public final class SchemaDifference {
     public static List<SchemaDifference> blocking(List<SchemaDifference> differences, SchemaChangeBehavior behavior) {
         return differences.stream()
                 .filter(d ->
-                        !(behavior == SchemaChangeBehavior.IGNORE_ADDED_COLUMNS && d.kind == Kind.ADDED && d.nullable))
+                        !(behavior == SchemaChangeBehavior.IGNORE_ADDED_COLUMNS && d.kind == Kind.ADDED && d.nullable)
+                                // lenient keeps a dropped column, nullable, and leaves it NULL in the rows after.
+                                && !(behavior == SchemaChangeBehavior.LENIENT && d.kind == Kind.DROPPED && d.nullable))
                 .collect(Collectors.toList());
     }
 

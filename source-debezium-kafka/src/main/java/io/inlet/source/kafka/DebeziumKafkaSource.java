@@ -638,9 +638,9 @@ public final class DebeziumKafkaSource implements ChangeSource {
                 checkRegex(problems, "topic-pattern", topicPattern);
             }
             checkRegex(problems, "table-id.pattern", tableIdPattern);
-            if (schemaChangeBehavior == SchemaChangeBehavior.EVOLVE) {
-                problems.add("'schema-change.behavior' = 'evolve' is not supported by the Kafka source yet (the"
-                        + " MySQL source has it); use 'fail' or 'ignore-added-columns'.");
+            if (schemaChangeBehavior.follows()) {
+                problems.add("'schema-change.behavior' = '" + schemaChangeBehavior + "' is not supported by the"
+                        + " Kafka source yet (the MySQL source has it); use 'fail' or 'ignore-added-columns'.");
             }
             if (excludeColumns != null) {
                 checkRegex(problems, "exclude-columns", excludeColumns);

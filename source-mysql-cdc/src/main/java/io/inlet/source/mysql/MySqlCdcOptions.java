@@ -153,7 +153,8 @@ public final class MySqlCdcOptions {
                     + " once, counted in numSchemaChangesIgnored) and stops on every other change; 'evolve'"
                     + " follows the change while the job runs: the table's new version goes downstream"
                     + " ahead of its rows and the Iceberg sink applies it to its table live (sinks and"
-                    + " transforms that cannot follow yet stop the job).");
+                    + " transforms that cannot follow yet stop the job); 'lenient' follows it only adding:"
+                    + " dropped columns stay (nullable, no longer filled), a renamed column is a new one.");
 
     public static final ConfigOption<String> TIME_PRECISION_MODE = ConfigOptions.key("time.precision.mode")
             .stringType()

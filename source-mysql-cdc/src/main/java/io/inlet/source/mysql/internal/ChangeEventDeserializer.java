@@ -311,11 +311,19 @@ public final class ChangeEventDeserializer implements Serializable {
         }
         if (!c.reportedIgnored) {
             c.reportedIgnored = true;
-            LOG.warn(
-                    "Table {} has columns the pipeline does not capture ({});"
-                            + " 'schema-change.behavior' = 'ignore-added-columns'" + " leaves them out.",
-                    table.tableId(),
-                    c.differences);
+            if (settings.schemaChanges == SchemaChangeBehavior.LENIENT) {
+                LOG.info(
+                        "Rows of {} no longer have {}; 'schema-change.behavior' = 'lenient' keeps the columns,"
+                                + " NULL in these rows.",
+                        table.tableId(),
+                        c.differences);
+            } else {
+                LOG.warn(
+                        "Table {} has columns the pipeline does not capture ({});"
+                                + " 'schema-change.behavior' = 'ignore-added-columns'" + " leaves them out.",
+                        table.tableId(),
+                        c.differences);
+            }
         }
     }
 
@@ -367,7 +375,7 @@ public final class ChangeEventDeserializer implements Serializable {
             if (after == null) {
                 continue;
             }
-            if (settings.schemaChanges == SchemaChangeBehavior.EVOLVE) {
+            if (settings.schemaChanges.follows()) {
                 evolve(table, after, ddl, source, position, out::collect);
                 continue;
             }
@@ -402,7 +410,7 @@ public final class ChangeEventDeserializer implements Serializable {
      * then (the checkpoint is from after it), and apply by content.
      */
     public void restoreTables(Map<TableId, Document> tables) {
-        if (settings.schemaChanges != SchemaChangeBehavior.EVOLVE) {
+        if (!settings.schemaChanges.follows()) {
             return;
         }
         if (byId == null) {
@@ -427,8 +435,14 @@ public final class ChangeEventDeserializer implements Serializable {
             @Nullable Struct source,
             SourcePosition position,
             Consumer<ChangeEvent> out) {
-        SchemaChange change =
-                SchemaChanges.change(table, after, ddl, excluded, settings.tinyInt1IsBoolean, settings.timeMode);
+        SchemaChange change = SchemaChanges.change(
+                table,
+                after,
+                ddl,
+                excluded,
+                settings.tinyInt1IsBoolean,
+                settings.timeMode,
+                settings.schemaChanges == SchemaChangeBehavior.LENIENT);
         if (change == null) {
             return; // nothing the pipeline captures changed
         }
@@ -540,7 +554,7 @@ public final class ChangeEventDeserializer implements Serializable {
                 Column col = columns.get(i);
                 Field f = schema.field(col.name());
                 if (f == null) {
-                    differences.add(SchemaDifference.dropped(col.name()));
+                    differences.add(SchemaDifference.dropped(col.name(), col.isNullable()));
                     continue;
                 }
                 fields[i] = f;

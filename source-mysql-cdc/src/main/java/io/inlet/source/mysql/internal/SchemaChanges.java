@@ -133,6 +133,23 @@ public final class SchemaChanges {
             @Nullable Pattern excluded,
             boolean tinyInt1IsBoolean,
             TimePrecisionMode timeMode) {
+        return change(current, after, ddl, excluded, tinyInt1IsBoolean, timeMode, false);
+    }
+
+    /**
+     * As {@link #change(TableDescriptor, Document, String, Pattern, boolean, TimePrecisionMode)}; {@code
+     * lenient} (the {@code lenient} behavior) only adds: a dropped column stays, nullable, and rows no longer
+     * fill it; a renamed column stays under its old name and the new name is a new column.
+     */
+    @Nullable
+    public static SchemaChange change(
+            TableDescriptor current,
+            Document after,
+            @Nullable String ddl,
+            @Nullable Pattern excluded,
+            boolean tinyInt1IsBoolean,
+            TimePrecisionMode timeMode,
+            boolean lenient) {
         TableId id = current.tableId();
         String where = " (" + (ddl == null ? "a schema change" : ddl.trim()) + ")";
         List<Column> columns = new ArrayList<>();
@@ -172,6 +189,13 @@ public final class SchemaChanges {
             }
             key.add(k);
         }
+        if (lenient) {
+            for (Column old : current.columns()) {
+                if (columns.stream().noneMatch(c -> c.name().equals(old.name()))) {
+                    columns.add(old.isNullable() ? old : old.withType(old.type().nullable()));
+                }
+            }
+        }
         TableDescriptor next;
         try {
             next = current.toBuilder()
@@ -187,7 +211,7 @@ public final class SchemaChanges {
                     e);
         }
         Map<String, String> renames = new LinkedHashMap<>();
-        renames(ddl).forEach((from, to) -> {
+        (lenient ? Map.<String, String>of() : renames(ddl)).forEach((from, to) -> {
             if (current.column(from).isPresent()
                     && next.column(to).isPresent()
                     && next.column(from).isEmpty()) {

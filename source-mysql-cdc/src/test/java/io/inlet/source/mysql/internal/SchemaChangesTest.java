@@ -16,6 +16,7 @@ import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.VarCharType;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
 import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -104,6 +105,50 @@ class SchemaChangesTest {
         assertThat(change("ALTER TABLE items CHANGE name label VARCHAR(20)", ID, QTY, label, PRICE, SECRET)
                         .changes())
                 .containsExactly(ColumnChange.renamed("name", "label"));
+    }
+
+    @Test
+    void lenientOnlyAddsKeepingDroppedAndRenamedColumns() throws Exception {
+        String label = "{\"name\":\"label\",\"typeName\":\"VARCHAR\",\"length\":20,\"optional\":true}";
+        // A nullable column dropped: the table keeps it as it is, nothing to change.
+        assertThat(SchemaChanges.change(
+                        ITEMS,
+                        table(ID, QTY, NAME, PRICE),
+                        "ALTER TABLE items DROP COLUMN secret",
+                        null,
+                        true,
+                        TimePrecisionMode.MICROSECONDS,
+                        true))
+                .isNull();
+        // A rename: the old name stays (no longer filled), the new one is a new column.
+        SchemaChange renamed = SchemaChanges.change(
+                ITEMS,
+                table(ID, QTY, label, PRICE, SECRET),
+                "ALTER TABLE items RENAME COLUMN name TO label",
+                null,
+                true,
+                TimePrecisionMode.MICROSECONDS,
+                true);
+        assertThat(renamed.after().columnNames()).containsExactly("id", "qty", "label", "price", "secret", "name");
+        assertThat(renamed.changes()).containsExactly(ColumnChange.added("label", new VarCharType(20), "qty"));
+        // A NOT NULL column dropped stays, made nullable.
+        TableDescriptor required = ITEMS.toBuilder()
+                .columns(List.of(
+                        ITEMS.columns().get(0),
+                        ITEMS.columns().get(1).withType(DataTypes.INT().notNull()),
+                        ITEMS.columns().get(2),
+                        ITEMS.columns().get(3),
+                        ITEMS.columns().get(4)))
+                .build();
+        SchemaChange dropped = SchemaChanges.change(
+                required,
+                table(ID, NAME, PRICE, SECRET),
+                "ALTER TABLE items DROP COLUMN qty",
+                null,
+                true,
+                TimePrecisionMode.MICROSECONDS,
+                true);
+        assertThat(dropped.changes()).containsExactly(ColumnChange.retyped("qty", new IntType(false), new IntType()));
     }
 
     @Test
