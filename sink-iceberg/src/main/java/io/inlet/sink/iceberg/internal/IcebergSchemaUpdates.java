@@ -4,6 +4,7 @@ import io.inlet.annotation.Internal;
 import io.inlet.core.InletStopException;
 import io.inlet.core.event.ColumnChange;
 import io.inlet.core.event.SchemaChange;
+import io.inlet.core.table.Column;
 
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.iceberg.Schema;
@@ -72,6 +73,19 @@ public final class IcebergSchemaUpdates {
                             + change.after().primaryKey() + "; the table's equality fields cannot follow that"
                             + " while the job runs. Recreate the Iceberg table with the new key (a new snapshot of"
                             + " the source fills it)");
+        }
+        for (ColumnChange c : change.changes()) {
+            if (c.kind() == ColumnChange.Kind.RENAMED
+                    && change.before().primaryKey().contains(c.column())) {
+                // The writers find the key by its columns' names; they would lose it mid-stream.
+                throw stop(
+                        table,
+                        change,
+                        "the primary-key column '" + c.column() + "' was renamed to '"
+                                + c.newName().orElseThrow()
+                                + "', which the sink does not follow while the job runs. Rename the Iceberg"
+                                + " column (ALTER TABLE ... RENAME COLUMN) and start the job again");
+            }
         }
         for (int attempt = 1; ; attempt++) {
             table.refresh();
@@ -185,7 +199,10 @@ public final class IcebergSchemaUpdates {
                     }
                     Type type = icebergType(table, change, name, c.newType().orElseThrow());
                     // Optional even for a NOT NULL column: the rows written before have no value for it.
-                    update.addColumn(name, type, null);
+                    update.addColumn(
+                            name,
+                            type,
+                            change.after().column(name).flatMap(Column::comment).orElse(null));
                     String after = c.after().orElse(null);
                     if (after == null) {
                         update.moveFirst(name);

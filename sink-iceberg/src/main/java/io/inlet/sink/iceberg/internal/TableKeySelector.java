@@ -1,6 +1,7 @@
 package io.inlet.sink.iceberg.internal;
 
 import io.inlet.annotation.Internal;
+import io.inlet.core.InletStopException;
 import io.inlet.core.event.ChangeEvent;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
@@ -159,8 +160,11 @@ public final class TableKeySelector implements KeySelector<ChangeEvent, Integer>
         for (int i = 0; i < g.length; i++) {
             int pos = type.getFieldIndex(t.primaryKey().get(i));
             if (pos < 0) {
-                throw new IllegalStateException("Rows of " + id + " of type " + type.asSummaryString()
-                        + " lack the key column '" + t.primaryKey().get(i) + "'.");
+                // The same on every restart: a stop, not a failure to retry.
+                throw new InletStopException("Rows of " + id + " of type " + type.asSummaryString()
+                        + " lack the primary-key column '" + t.primaryKey().get(i) + "'; the Iceberg sink"
+                        + " routes rows by their key and cannot follow a key column renamed or dropped while"
+                        + " the job runs.");
             }
             g[i] = RowData.createFieldGetter(type.getTypeAt(pos), pos);
         }

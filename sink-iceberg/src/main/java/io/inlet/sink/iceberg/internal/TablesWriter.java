@@ -197,14 +197,19 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
         final RowKeys keys;
         final RowSize rowSize;
         final long openCost;
-        /** The row types of the versions met, to convert them again after the next schema change. */
-        final Map<Integer, RowType> versions;
         /** The source position of the table's last schema change; rows before it had another shape. */
         final long lastChange;
 
-        final Map<Integer, IcebergRowConverter> converters = new HashMap<>();
-        /** Rows replayed from before a change the table has: by version and the Iceberg schema of their time. */
-        final Map<Long, IcebergRowConverter> earlier = new HashMap<>();
+        /**
+         * By the rows' type, not their version: a version number is the source's count, and the type is what
+         * the converter needs. Rows of versions born at runtime say their type; the others have the declared one.
+         */
+        final Map<RowType, IcebergRowConverter> converters = new HashMap<>();
+        /** Rows replayed from before a change the table has: by type and the Iceberg schema of their time. */
+        final Map<RowType, Map<Integer, IcebergRowConverter>> earlier = new HashMap<>();
+
+        private RowType lastType;
+        private IcebergRowConverter lastConverter;
 
         Runtime(
                 TableWrite write,
@@ -213,8 +218,7 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
                 RowDataTaskWriterFactory factory,
                 RowKeys keys,
                 RowSize rowSize,
-                long openCost,
-                Map<Integer, RowType> versions) {
+                long openCost) {
             this.write = write;
             this.table = table;
             this.schema = table.schema();
@@ -223,11 +227,10 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
             this.keys = keys;
             this.rowSize = rowSize;
             this.openCost = openCost;
-            this.versions = versions;
             this.lastChange = IcebergSchemaUpdates.lastPosition(table);
         }
 
-        /** Rows of the version converted to the table's current columns by name. */
+        /** Rows of the type converted to the table's current columns by name. */
         IcebergRowConverter converterOf(RowType type) {
             return type.equals(write.converter.source()) && target.equals(write.type)
                     ? write.converter
@@ -235,14 +238,15 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
         }
 
         IcebergRowConverter converter(ChangeEvent event) {
-            int version = event.schemaVersion();
-            RowType type = versions.get(version);
+            RowType type = event.rowType().orElse(null);
             if (type == null) {
-                type = event.rowType()
-                        .orElseThrow(() -> new IllegalStateException("The Iceberg sink got a row of " + event.tableId()
-                                + " at schema version " + version + ", which it knows no type of: the row does not"
-                                + " say its type and no schema change announced the version."));
-                versions.put(version, type);
+                if (event.schemaVersion() != write.schemaVersion) {
+                    throw new IllegalStateException("The Iceberg sink got a row of " + event.tableId()
+                            + " at schema version " + event.schemaVersion() + ", which it knows no type of: the"
+                            + " row does not say its type and the sink was built for version "
+                            + write.schemaVersion + ".");
+                }
+                type = write.converter.source();
             }
             SourcePosition position = event.position();
             if (position.kind() == SourcePosition.Kind.BINLOG && position.order() < lastChange) {
@@ -251,17 +255,22 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
                 Schema then = IcebergSchemaUpdates.schemaAt(table, position.order());
                 if (then.schemaId() != schema.schemaId()) {
                     RowType rowType = type;
-                    return earlier.computeIfAbsent(
-                            ((long) version << 32) | then.schemaId(),
-                            k -> IcebergRowConverter.byFieldId(rowType, then, schema));
+                    return earlier.computeIfAbsent(type, t -> new HashMap<>())
+                            .computeIfAbsent(
+                                    then.schemaId(), id -> IcebergRowConverter.byFieldId(rowType, then, schema));
                 }
             }
-            IcebergRowConverter c = converters.get(version);
-            if (c == null) {
-                c = converterOf(type);
-                converters.put(version, c);
+            // Rows of one type come in runs: the last one first, by identity (RowType hashes deeply).
+            if (type != lastType) {
+                IcebergRowConverter c = converters.get(type);
+                if (c == null) {
+                    c = converterOf(type);
+                    converters.put(type, c);
+                }
+                lastType = type;
+                lastConverter = c;
             }
-            return c;
+            return lastConverter;
         }
     }
 
@@ -290,9 +299,7 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
         getMetricGroup().gauge("bufferedBytesEstimate", (Gauge<Long>) () -> buffered);
         for (Map.Entry<TableId, TableWrite> e : tables.entrySet()) {
             TableWrite w = e.getValue();
-            Map<Integer, RowType> versions = new HashMap<>();
-            versions.put(w.schemaVersion, w.converter.source());
-            runtimes.put(e.getKey(), runtime(w, catalog.loadTable(TableIdentifier.parse(w.table)), versions));
+            runtimes.put(e.getKey(), runtime(w, catalog.loadTable(TableIdentifier.parse(w.table))));
         }
     }
 
@@ -300,7 +307,7 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
      * What writing the table takes, for its current schema: after a restore that schema may already be the
      * one of a change made while the job ran before, and the rows are matched to it by name.
      */
-    private Runtime runtime(TableWrite w, Table table, Map<Integer, RowType> versions) {
+    private Runtime runtime(TableWrite w, Table table) {
         RowType target = FlinkSchemaUtil.convert(table.schema());
         List<Integer> keyIds = new ArrayList<>();
         for (String column : w.primaryKey) {
@@ -329,8 +336,7 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
                 factory,
                 w.primaryKey.isEmpty() ? null : new RowKeys(target, w.primaryKey),
                 new RowSize(target),
-                openCost(format, props, table.schema().columns().size()),
-                versions);
+                openCost(format, props, table.schema().columns().size()));
     }
 
     @Override
@@ -388,9 +394,7 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
                 event.schemaChange(),
                 position.kind() == SourcePosition.Kind.BINLOG ? position.order() : Long.MIN_VALUE);
         table.refresh();
-        Map<Integer, RowType> versions = new HashMap<>(t.versions);
-        versions.put(event.schemaVersion(), event.schemaChange().after().toRowType());
-        runtimes.put(id, runtime(t.write, table, versions));
+        runtimes.put(id, runtime(t.write, table));
         schemaChanges.inc();
     }
 

@@ -305,6 +305,26 @@ class TablesWriterSchemaChangeTest {
     }
 
     @Test
+    void aRenamedKeyColumnStopsTheJobBeforeTheTableChanges() throws Exception {
+        TableDescriptor renamedKey = TableDescriptor.builder(ITEMS)
+                .column("item_id", DataTypes.INT().notNull())
+                .column("qty", DataTypes.INT())
+                .column("price", DataTypes.DECIMAL(10, 2))
+                .column("name", DataTypes.VARCHAR(20))
+                .primaryKey("item_id")
+                .schemaVersion(2)
+                .build();
+        try (OneInputStreamOperatorTestHarness<ChangeEvent, TableCommittable> w =
+                new OneInputStreamOperatorTestHarness<>(writer(true), 1, 1, 0)) {
+            w.open();
+            assertThatThrownBy(() -> w.processElement(schemaChange(V1, renamedKey, Map.of("id", "item_id"))))
+                    .isInstanceOf(InletStopException.class)
+                    .hasMessageContaining("the primary-key column 'id' was renamed to 'item_id'");
+        }
+        assertThat(itemsTable().schemas()).as("nothing applied").hasSize(1);
+    }
+
+    @Test
     void aChangeIcebergCannotFollowStopsTheJobNamingTheColumn() throws Exception {
         TableDescriptor toText = V1.toBuilder()
                 .columns(List.of(
