@@ -235,6 +235,8 @@ class RuntimeSchemaVersionsTest {
                                 "first", DataTypes.TIMESTAMP_LTZ(6).notNull().getLogicalType(), null));
         assertThat(back.hasSourceTimestamp()).isTrue();
         assertThat(back.position()).isEqualTo(SourcePosition.kafka("t", 2, 7L));
+        // Operators may hold a change in their fields: it survives Java serialization too.
+        assertThat(InstantiationUtil.clone(change)).isEqualTo(change);
     }
 
     @Test
