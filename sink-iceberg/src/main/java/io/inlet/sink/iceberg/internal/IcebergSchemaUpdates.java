@@ -12,6 +12,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.Transaction;
 import org.apache.iceberg.UpdateSchema;
 import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.TypeUtil;
@@ -104,7 +105,14 @@ public final class IcebergSchemaUpdates {
             }
             Transaction txn = table.newTransaction();
             UpdateSchema update = txn.updateSchema();
-            List<String> applied = plan(table, change, update);
+            List<String> applied;
+            try {
+                applied = plan(table, change, update);
+            } catch (ValidationException | IllegalArgumentException e) {
+                // Iceberg refuses the update itself (a partition or sort field on a dropped column, a name
+                // taken): the same on every restart. Other failures (the catalog unreachable) may pass.
+                throw stop(table, change, "Iceberg refuses the update: " + e.getMessage());
+            }
             if (applied.isEmpty()) {
                 return false;
             }
@@ -136,6 +144,8 @@ public final class IcebergSchemaUpdates {
                             e);
                 }
                 LOG.debug("Iceberg table {}: schema update raced another commit; looking again.", table.name(), e);
+            } catch (ValidationException | IllegalArgumentException e) {
+                throw stop(table, change, "Iceberg refuses the update: " + e.getMessage());
             }
         }
     }

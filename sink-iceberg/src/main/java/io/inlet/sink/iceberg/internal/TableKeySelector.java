@@ -137,9 +137,24 @@ public final class TableKeySelector implements KeySelector<ChangeEvent, Integer>
         RowData row = event.row();
         for (RowData.FieldGetter getter : route.key) {
             Object v = getter.getFieldOrNull(row);
-            h = 31 * h + (v == null ? 0 : v instanceof byte[] ? Arrays.hashCode((byte[]) v) : v.hashCode());
+            h = 31 * h + hash(v);
         }
         return h;
+    }
+
+    /**
+     * A key value's hash. Integers of any width hash as the long they are, so a key column widened while the
+     * job runs (INT to BIGINT) keeps sending each key to its writer: a negative Integer and the same Long
+     * hash differently, and a key's changes split over two writers would commit in one snapshot unordered.
+     */
+    static int hash(Object v) {
+        if (v == null) {
+            return 0;
+        }
+        if (v instanceof Integer || v instanceof Short || v instanceof Byte) {
+            return Long.hashCode(((Number) v).longValue());
+        }
+        return v instanceof byte[] ? Arrays.hashCode((byte[]) v) : v.hashCode();
     }
 
     /**

@@ -69,6 +69,33 @@ class TableKeySelectorTest {
     }
 
     @Test
+    void aKeyColumnWidenedWhileTheJobRunsKeepsEachKeyWithItsWriter() throws Exception {
+        TableDescriptor intKey = TableDescriptor.builder(TableId.of("shop", "counters"))
+                .column("id", DataTypes.INT().notNull())
+                .column("v", DataTypes.STRING())
+                .primaryKey("id")
+                .build();
+        TableDescriptor bigintKey = TableDescriptor.builder(intKey.tableId())
+                .column("id", DataTypes.BIGINT().notNull())
+                .column("v", DataTypes.STRING())
+                .primaryKey("id")
+                .schemaVersion(2)
+                .build();
+        TableKeySelector selector = new TableKeySelector(List.of(intKey), Map.of());
+        for (int id : new int[] {-5, -1, 0, 7, Integer.MIN_VALUE, Integer.MAX_VALUE}) {
+            ChangeEvent before = ChangeEvent.of(intKey.tableId(), GenericRowData.of(id, StringData.fromString("a")));
+            ChangeEvent after = ChangeEvent.of(
+                            intKey.tableId(),
+                            2,
+                            GenericRowData.of((long) id, StringData.fromString("b")),
+                            ChangeEvent.UNKNOWN_TIMESTAMP,
+                            io.inlet.core.event.SourcePosition.none())
+                    .withRowType(bigintKey.toRowType());
+            assertThat(selector.getKey(after)).as("key %d", id).isEqualTo(selector.getKey(before));
+        }
+    }
+
+    @Test
     void aTableTheSinkWasNotBuiltForIsNamed() {
         TableKeySelector selector = new TableKeySelector(List.of(ORDERS), Map.of());
         assertThatThrownBy(() -> selector.getKey(event(ITEMS, 1, StringData.fromString("eu"), "")))

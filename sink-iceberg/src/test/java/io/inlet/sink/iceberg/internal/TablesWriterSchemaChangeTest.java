@@ -305,6 +305,85 @@ class TablesWriterSchemaChangeTest {
     }
 
     @Test
+    void aChangeRebuiltAtARestoreLeavesAloneWhatALaterChangeApplied() throws Exception {
+        TableDescriptor withoutName = TableDescriptor.builder(ITEMS)
+                .column("id", DataTypes.INT().notNull())
+                .column("qty", DataTypes.INT())
+                .column("price", DataTypes.DECIMAL(10, 2))
+                .primaryKey("id")
+                .schemaVersion(2)
+                .build();
+        TableDescriptor nameAgain = V1.toBuilder().schemaVersion(3).build();
+        // Before the failover: DROP name at 1001 (a checkpoint after it), ADD name again at 1003.
+        try (OneInputStreamOperatorTestHarness<ChangeEvent, TableCommittable> w =
+                        new OneInputStreamOperatorTestHarness<>(writer(true), 1, 1, 0);
+                OneInputStreamOperatorTestHarness<TableCommittable, Void> c = committer(loader)) {
+            w.open();
+            c.open();
+            w.processElement(row(V1, RowKind.INSERT, 1, 5, new BigDecimal("1.50"), "one"));
+            w.processElement(schemaChange(V1, withoutName, Map.of()));
+            w.processElement(row(withoutName, RowKind.INSERT, 2, 6, new BigDecimal("2.50")));
+            w.processElement(schemaChange(withoutName, nameAgain, Map.of()));
+            w.processElement(row(nameAgain, RowKind.INSERT, 3, 7, new BigDecimal("3.50"), "three"));
+            w.prepareSnapshotPreBarrier(1L);
+            commit(c, w.extractOutputValues(), 1L);
+        }
+        int schemas = itemsTable().schemas().size();
+        // Restored from the checkpoint between them: the source rebuilds 'name dropped' from the split's
+        // schemas, at the split's start (1002), then replays the ADD at 1003.
+        try (OneInputStreamOperatorTestHarness<ChangeEvent, TableCommittable> w =
+                        new OneInputStreamOperatorTestHarness<>(writer(true), 1, 1, 0);
+                OneInputStreamOperatorTestHarness<TableCommittable, Void> c = committer(loader)) {
+            w.open();
+            c.open();
+            binlog = 1002;
+            w.processElement(schemaChange(V1, withoutName, Map.of()));
+            w.processElement(schemaChange(withoutName, nameAgain, Map.of()));
+            w.processElement(row(nameAgain, RowKind.UPDATE_BEFORE, 3, 7, new BigDecimal("3.50"), "three"));
+            w.processElement(row(nameAgain, RowKind.UPDATE_AFTER, 3, 8, new BigDecimal("3.50"), "three"));
+            w.prepareSnapshotPreBarrier(2L);
+            commit(c, w.extractOutputValues(), 2L);
+        }
+        assertThat(itemsTable().schema().columns())
+                .extracting(Types.NestedField::name)
+                .as("the name added again stays")
+                .containsExactly("id", "qty", "price", "name");
+        assertThat(itemsTable().schemas()).hasSize(schemas);
+        assertThat(rows())
+                .containsExactly(
+                        "id=1, qty=5, price=1.50, name=null",
+                        "id=2, qty=6, price=2.50, name=null",
+                        "id=3, qty=8, price=3.50, name=three");
+    }
+
+    @Test
+    void icebergRefusingAnUpdateStopsTheJob() throws Exception {
+        // A partition on qty: Iceberg will not drop its source column.
+        catalog.dropTable(TableIdentifier.of("lake", "items"));
+        catalog.createTable(
+                TableIdentifier.of("lake", "items"),
+                FlinkSchemaUtil.convert(V1.toResolvedSchema()),
+                PartitionSpec.builderFor(FlinkSchemaUtil.convert(V1.toResolvedSchema()))
+                        .identity("qty")
+                        .build(),
+                Map.of("format-version", "2", "write.format.default", "avro"));
+        TableDescriptor withoutQty = TableDescriptor.builder(ITEMS)
+                .column("id", DataTypes.INT().notNull())
+                .column("price", DataTypes.DECIMAL(10, 2))
+                .column("name", DataTypes.VARCHAR(20))
+                .primaryKey("id")
+                .schemaVersion(2)
+                .build();
+        try (OneInputStreamOperatorTestHarness<ChangeEvent, TableCommittable> w =
+                new OneInputStreamOperatorTestHarness<>(writer(false), 1, 1, 0)) {
+            w.open();
+            assertThatThrownBy(() -> w.processElement(schemaChange(V1, withoutQty, Map.of())))
+                    .isInstanceOf(InletStopException.class)
+                    .hasMessageContaining("Iceberg refuses the update");
+        }
+    }
+
+    @Test
     void aRenamedKeyColumnStopsTheJobBeforeTheTableChanges() throws Exception {
         TableDescriptor renamedKey = TableDescriptor.builder(ITEMS)
                 .column("item_id", DataTypes.INT().notNull())

@@ -406,10 +406,14 @@ public final class ChangeEventDeserializer implements Serializable {
      * The tables as Debezium knows them at the start of a binlog split (restored from a checkpoint, or handed
      * out after the snapshot). With {@code evolve}, a table that changed since the job was built (a schema
      * change followed before a failover) goes on at its new version: the change is sent ahead of the next
-     * record. Without a statement a rename reads as a drop and an add; the sinks already have it applied
-     * then (the checkpoint is from after it), and apply by content.
+     * record, at the split's starting position: a sink that applied a later change (from after that
+     * position, before the failover) leaves its table alone, and replayed changes follow. Without a
+     * statement a rename reads as a drop and an add.
+     *
+     * @param splitStart where the split starts reading, or {@link SourcePosition#none()} when it is not a
+     *     binlog file position
      */
-    public void restoreTables(Map<TableId, Document> tables) {
+    public void restoreTables(Map<TableId, Document> tables, SourcePosition splitStart) {
         if (!settings.schemaChanges.follows()) {
             return;
         }
@@ -419,7 +423,7 @@ public final class ChangeEventDeserializer implements Serializable {
         tables.forEach((id, document) -> {
             TableDescriptor table = byId.get(id);
             if (table != null) {
-                evolve(table, document, null, null, SourcePosition.none(), pending::add);
+                evolve(table, document, null, null, splitStart, pending::add);
             }
         });
     }

@@ -2,6 +2,7 @@ package io.inlet.source.mysql.internal;
 
 import io.inlet.annotation.Internal;
 import io.inlet.core.event.ChangeEvent;
+import io.inlet.core.event.SourcePosition;
 import io.inlet.core.table.TableId;
 
 import io.debezium.document.Document;
@@ -109,7 +110,14 @@ public final class FlinkCdc {
                             json.toDocument(change).getDocument("table"));
                 }
             });
-            deserializer.restoreTables(tables);
+            // Where the split starts: sinks leave alone what they applied from after it (a later change).
+            String file = split.asBinlogSplit().getStartingOffset().getFilename();
+            long position = split.asBinlogSplit().getStartingOffset().getPosition();
+            deserializer.restoreTables(
+                    tables,
+                    file == null || file.isEmpty() || position < 0
+                            ? SourcePosition.none()
+                            : SourcePosition.binlog(file, position, 0));
         }
 
         @Override
