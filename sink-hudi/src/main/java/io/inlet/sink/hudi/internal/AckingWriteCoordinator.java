@@ -63,6 +63,13 @@ public final class AckingWriteCoordinator implements OperatorCoordinator {
     /** Hudi's coordinator executor, shared with it so the acknowledgement follows its queued commits. */
     private NonThrownExecutor executor;
 
+    /**
+     * Whether the latest checkpoint was aborted and acknowledged, and no later one has started (main
+     * thread). A writer whose barrier of that checkpoint came after the acknowledgement flushes then,
+     * waits again, and is acknowledged again on the event of that flush.
+     */
+    private boolean acknowledgedLatest;
+
     /** Set when a task on the executor failed (a commit): the job fails, and nothing is acknowledged. */
     private volatile boolean failed;
 
@@ -113,6 +120,20 @@ public final class AckingWriteCoordinator implements OperatorCoordinator {
     public void handleEventFromOperator(int subtask, int attemptNumber, OperatorEvent event) throws Exception {
         if (!(event instanceof WriteMetadataEvent) || !((WriteMetadataEvent) event).isEndInput()) {
             hudi.handleEventFromOperator(subtask, attemptNumber, event);
+            if (acknowledgedLatest
+                    && event instanceof WriteMetadataEvent
+                    && !((WriteMetadataEvent) event).isBootstrap()
+                    && !failed) {
+                // A flush after the acknowledgement (its barrier came late): acknowledged again, on the
+                // executor before the next checkpoint's snapshot, so before that checkpoint's barrier.
+                SubtaskGateway[] targets = new SubtaskGateway[gateways.length()];
+                targets[subtask] = gateways.get(subtask);
+                long checkpointId = latestCheckpoint;
+                executor.execute(
+                        () -> acknowledge(checkpointId, targets),
+                        "acknowledge aborted checkpoint %s again",
+                        checkpointId);
+            }
             return;
         }
         ended.set(subtask, Boolean.TRUE);
@@ -133,6 +154,7 @@ public final class AckingWriteCoordinator implements OperatorCoordinator {
     @Override
     public void checkpointCoordinator(long checkpointId, CompletableFuture<byte[]> result) throws Exception {
         latestCheckpoint = checkpointId;
+        acknowledgedLatest = false;
         hudi.checkpointCoordinator(checkpointId, result);
     }
 
@@ -156,6 +178,7 @@ public final class AckingWriteCoordinator implements OperatorCoordinator {
             targets[i] = gateways.get(i);
         }
         executor.execute(() -> acknowledge(checkpointId, targets), "acknowledge aborted checkpoint %s", checkpointId);
+        acknowledgedLatest = true;
     }
 
     private void acknowledge(long checkpointId, SubtaskGateway[] targets) {
@@ -184,6 +207,7 @@ public final class AckingWriteCoordinator implements OperatorCoordinator {
     public void resetToCheckpoint(long checkpointId, @Nullable byte[] checkpointData) throws Exception {
         // A global restore: aborts of checkpoints from before it concern no writer that runs now.
         latestCheckpoint = -1;
+        acknowledgedLatest = false;
         hudi.resetToCheckpoint(checkpointId, checkpointData);
     }
 

@@ -99,6 +99,47 @@ class AbortedCheckpointAcksTest {
     }
 
     @Test
+    void acknowledgesAgainAWriterWhoseBarrierCameAfterTheAcknowledgement(@TempDir Path lake) throws Exception {
+        AckingWriteOperatorFactory<?> factory = writerFactories(lake).get(0);
+        TestContext context = new TestContext();
+        OperatorCoordinator coordinator =
+                factory.getCoordinatorProvider("stream_write", context.id).create(context);
+        coordinator.start();
+        try {
+            RecordingGateway gateway = new RecordingGateway();
+            coordinator.executionAttemptReady(0, 0, gateway);
+            coordinator.checkpointCoordinator(1, new CompletableFuture<>());
+            coordinator.notifyCheckpointAborted(1);
+            assertThat(((CommitAckEvent) gateway.events.poll(30, TimeUnit.SECONDS)).getCheckpointId())
+                    .isEqualTo(1);
+            // The writer's barrier of checkpoint 1 arrives only now: it flushes (nothing to write) and would
+            // wait for a commit that never comes.
+            coordinator.handleEventFromOperator(0, 0, flush());
+            OperatorEvent again = gateway.events.poll(30, TimeUnit.SECONDS);
+            assertThat(again).isInstanceOf(CommitAckEvent.class);
+            assertThat(((CommitAckEvent) again).getCheckpointId()).isEqualTo(1);
+            // Once the next checkpoint started, a flush is for that one: Hudi's commit acknowledges it.
+            coordinator.checkpointCoordinator(2, new CompletableFuture<>());
+            coordinator.handleEventFromOperator(0, 0, flush());
+            assertThat(gateway.events.poll(1, TimeUnit.SECONDS)).isNull();
+            assertThat(context.failure).isNull();
+        } finally {
+            coordinator.close();
+        }
+    }
+
+    /** A writer's flush with nothing written, as its snapshot sends it. */
+    private static WriteMetadataEvent flush() {
+        return WriteMetadataEvent.builder()
+                .taskID(0)
+                .instantTime("")
+                .writeStatus(java.util.Collections.emptyList())
+                .lastBatch(true)
+                .endInput(false)
+                .build();
+    }
+
+    @Test
     void leavesCopyOnWriteWritersAsHudiMadeThem(@TempDir Path lake) {
         // A COPY_ON_WRITE writer that wrote on into the instant it flushed for would merge from the last
         // committed base file and lose what it flushed.
