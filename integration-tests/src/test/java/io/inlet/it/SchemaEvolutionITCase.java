@@ -176,8 +176,8 @@ class SchemaEvolutionITCase {
                     "UPDATE t SET note = 'before the failure' WHERE id = 1");
             columns = after(columns, "name", "note", NULLABLE_VARCHAR_50);
             awaitEqual(job, catalog, id, c, db, columns);
-            // Let a checkpoint complete after the DDL, so the job restores from past it.
-            Thread.sleep(1000);
+            // The sink commits on completed checkpoints: the update after the DDL being in the lake means a
+            // checkpoint from after the DDL completed, and the failure below restores from past it.
             int schemas = catalog.loadTable(id).schemas().size();
 
             mysql.execute(

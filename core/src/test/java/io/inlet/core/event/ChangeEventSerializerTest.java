@@ -123,11 +123,11 @@ class ChangeEventSerializerTest {
         return out;
     }
 
-    private static ChangeEventSerializer serializer(TableDescriptor... tables) {
+    static ChangeEventSerializer serializer(TableDescriptor... tables) {
         return (ChangeEventSerializer) ChangeEventTypeInfo.of(List.of(tables)).createSerializer(new ExecutionConfig());
     }
 
-    private static byte[] write(TypeSerializer<ChangeEvent> s, List<ChangeEvent> events) throws Exception {
+    static byte[] write(TypeSerializer<ChangeEvent> s, List<ChangeEvent> events) throws Exception {
         DataOutputSerializer out = new DataOutputSerializer(64);
         for (ChangeEvent e : events) {
             s.serialize(e, out);
@@ -135,7 +135,7 @@ class ChangeEventSerializerTest {
         return out.getCopyOfBuffer();
     }
 
-    private static List<ChangeEvent> read(TypeSerializer<ChangeEvent> s, byte[] bytes, int n) throws Exception {
+    static List<ChangeEvent> read(TypeSerializer<ChangeEvent> s, byte[] bytes, int n) throws Exception {
         DataInputDeserializer in = new DataInputDeserializer(bytes);
         List<ChangeEvent> out = new ArrayList<>();
         for (int i = 0; i < n; i++) {

@@ -6,7 +6,6 @@ import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
 import io.inlet.core.testing.TestRows;
 
-import org.apache.flink.api.common.ExecutionConfig;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
@@ -51,25 +50,15 @@ class RuntimeSchemaVersionsTest {
             .build();
 
     private static ChangeEventSerializer serializer(TableDescriptor... tables) {
-        return (ChangeEventSerializer) ChangeEventTypeInfo.of(List.of(tables)).createSerializer(new ExecutionConfig());
+        return ChangeEventSerializerTest.serializer(tables);
     }
 
     private static byte[] write(TypeSerializer<ChangeEvent> s, List<ChangeEvent> events) throws Exception {
-        DataOutputSerializer out = new DataOutputSerializer(64);
-        for (ChangeEvent e : events) {
-            s.serialize(e, out);
-        }
-        return out.getCopyOfBuffer();
+        return ChangeEventSerializerTest.write(s, events);
     }
 
     private static List<ChangeEvent> read(TypeSerializer<ChangeEvent> s, byte[] bytes, int n) throws Exception {
-        DataInputDeserializer in = new DataInputDeserializer(bytes);
-        List<ChangeEvent> out = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            out.add(s.deserialize(in));
-        }
-        assertThat(in.available()).as("bytes left after reading").isZero();
-        return out;
+        return ChangeEventSerializerTest.read(s, bytes, n);
     }
 
     private static ChangeEvent smallV1(int k, String v) {

@@ -20,6 +20,8 @@ import io.debezium.document.Array;
 import io.debezium.document.Document;
 import io.debezium.document.DocumentReader;
 import io.debezium.document.Value;
+import io.debezium.relational.history.JsonTableChangeSerializer;
+import io.debezium.relational.history.TableChanges;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.types.logical.RowType;
@@ -410,20 +412,29 @@ public final class ChangeEventDeserializer implements Serializable {
      * position, before the failover) leaves its table alone, and replayed changes follow. Without a
      * statement a rename reads as a drop and an add.
      *
-     * @param splitStart where the split starts reading, or {@link SourcePosition#none()} when it is not a
-     *     binlog file position
+     * @param tables the split's table schemas, as Flink CDC keeps them
+     * @param file the binlog file the split starts reading, null or empty when its start is not a file
+     *     position
      */
-    public void restoreTables(Map<TableId, Document> tables, SourcePosition splitStart) {
-        if (!settings.schemaChanges.follows()) {
+    public void restoreTables(
+            Map<io.debezium.relational.TableId, TableChanges.TableChange> tables,
+            @Nullable String file,
+            long position) {
+        if (!settings.schemaChanges.follows() || tables.isEmpty()) {
             return;
         }
         if (byId == null) {
             init();
         }
-        tables.forEach((id, document) -> {
-            TableDescriptor table = byId.get(id);
+        SourcePosition splitStart = file == null || file.isEmpty() || position < 0
+                ? SourcePosition.none()
+                : SourcePosition.binlog(file, position, 0);
+        JsonTableChangeSerializer json = new JsonTableChangeSerializer();
+        tables.forEach((id, change) -> {
+            TableDescriptor table = id.catalog() == null ? null : byId.get(TableId.of(id.catalog(), id.table()));
             if (table != null) {
-                evolve(table, document, null, null, splitStart, pending::add);
+                // The same document as a DDL record's table change carries.
+                evolve(table, json.toDocument(change).getDocument("table"), null, null, splitStart, pending::add);
             }
         });
     }

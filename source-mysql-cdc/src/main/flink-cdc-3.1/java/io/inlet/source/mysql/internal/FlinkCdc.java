@@ -2,11 +2,7 @@ package io.inlet.source.mysql.internal;
 
 import io.inlet.annotation.Internal;
 import io.inlet.core.event.ChangeEvent;
-import io.inlet.core.event.SourcePosition;
-import io.inlet.core.table.TableId;
 
-import io.debezium.document.Document;
-import io.debezium.relational.history.JsonTableChangeSerializer;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.cdc.connectors.mysql.source.MySqlSource;
@@ -16,9 +12,6 @@ import org.apache.flink.cdc.connectors.mysql.table.StartupOptions;
 import org.apache.flink.cdc.debezium.DebeziumDeserializationSchema;
 import org.apache.flink.util.Collector;
 import org.apache.kafka.connect.source.SourceRecord;
-
-import java.util.HashMap;
-import java.util.Map;
 
 /**
  * Inlet's one contact with Flink CDC's API, for the Flink CDC 3.1 line ({@code
@@ -97,27 +90,12 @@ public final class FlinkCdc {
 
         @Override
         public void tablesOf(MySqlSplit split) {
-            if (!split.isBinlogSplit()
-                    || split.asBinlogSplit().getTableSchemas().isEmpty()) {
-                return;
+            if (split.isBinlogSplit()) {
+                deserializer.restoreTables(
+                        split.asBinlogSplit().getTableSchemas(),
+                        split.asBinlogSplit().getStartingOffset().getFilename(),
+                        split.asBinlogSplit().getStartingOffset().getPosition());
             }
-            JsonTableChangeSerializer json = new JsonTableChangeSerializer();
-            Map<TableId, Document> tables = new HashMap<>();
-            split.asBinlogSplit().getTableSchemas().forEach((id, change) -> {
-                if (id.catalog() != null) {
-                    tables.put(
-                            TableId.of(id.catalog(), id.table()),
-                            json.toDocument(change).getDocument("table"));
-                }
-            });
-            // Where the split starts: sinks leave alone what they applied from after it (a later change).
-            String file = split.asBinlogSplit().getStartingOffset().getFilename();
-            long position = split.asBinlogSplit().getStartingOffset().getPosition();
-            deserializer.restoreTables(
-                    tables,
-                    file == null || file.isEmpty() || position < 0
-                            ? SourcePosition.none()
-                            : SourcePosition.binlog(file, position, 0));
         }
 
         @Override
