@@ -2,6 +2,9 @@ package io.inlet.it;
 
 import io.inlet.core.Pipeline;
 import io.inlet.core.testing.MiniClusters;
+import io.inlet.core.transform.FilterTransform;
+import io.inlet.core.transform.MetadataTransform;
+import io.inlet.core.transform.ProjectionTransform;
 import io.inlet.sink.iceberg.IcebergSink;
 import io.inlet.testing.MariaDbExtension;
 import io.inlet.testing.MariaDbServer;
@@ -27,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -253,6 +257,109 @@ class SchemaEvolutionITCase {
         } finally {
             Jobs.cancelIfRunning(job);
         }
+    }
+
+    @Test
+    void aFilterProjectionAndMetadataFollowTheChangesAndStopAtOneThatTakesANamedColumn(
+            MariaDbServer mysql, @TempDir Path warehouse) throws Exception {
+        String db = mysql.createDatabase();
+        mysql.execute(
+                db,
+                "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, v INT NOT NULL, name VARCHAR(20), secret VARCHAR(10))",
+                "INSERT INTO t VALUES (1, 10, 'one', 's1'), (2, 5, 'two', 's2'), (3, 30, NULL, NULL)");
+        Map<String, String> source = MySqlOptions.of(mysql, db, "t");
+        source.put("schema-change.behavior", "evolve");
+        Pipeline pipeline = Pipeline.builder()
+                .environment(Jobs.checkpointingEnvironment(new Configuration(), 2))
+                .source("mysql-cdc", source)
+                .transform(FilterTransform.builder().filter("v >= 10").build())
+                .transform(ProjectionTransform.builder()
+                        .projection("id, name AS label, *")
+                        .build())
+                .transform(MetadataTransform.builder().columns("_op").build())
+                .sink(IcebergSink.builder()
+                        .warehouse(warehouse.toUri().toString())
+                        .build())
+                .build();
+        JobClient job = pipeline.executeAsync();
+        TableIdentifier id = TableIdentifier.of(db, "t");
+        try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse);
+                Connection c = mysql.connection(db)) {
+            Map<String, LogicalType> view = new LinkedHashMap<>();
+            view.put("id", INT);
+            view.put("label", new VarCharType(20));
+            view.put("v", INT);
+            view.put("secret", new VarCharType(10));
+            awaitView(job, catalog, id, c, db, "id, name, v, secret", view);
+
+            // ADD COLUMN: '*' picks it up at its place, before the metadata column; updates cross the filter.
+            mysql.execute(
+                    db,
+                    "ALTER TABLE t ADD COLUMN note VARCHAR(50) NULL AFTER v",
+                    "UPDATE t SET note = 'first' WHERE id = 1",
+                    "UPDATE t SET v = 50, note = 'in' WHERE id = 2",
+                    "UPDATE t SET v = 1 WHERE id = 3");
+            view = after(view, "v", "note", NULLABLE_VARCHAR_50);
+            awaitView(job, catalog, id, c, db, "id, name, v, note, secret", view);
+
+            // The filter's column widens: the condition is bound again, a value only BIGINT holds passes it.
+            mysql.execute(
+                    db,
+                    "ALTER TABLE t MODIFY v BIGINT NOT NULL",
+                    "UPDATE t SET v = 5000000000 WHERE id = 1",
+                    "INSERT INTO t VALUES (4, 40, 'four', 'n4', 's4')");
+            view.put("v", new BigIntType(false));
+            awaitView(job, catalog, id, c, db, "id, name, v, note, secret", view);
+
+            // A rename of a column '*' covers renames the lake's column.
+            Table table = catalog.loadTable(id);
+            int secretId = table.schema().findField("secret").fieldId();
+            mysql.execute(db, "ALTER TABLE t RENAME COLUMN secret TO code", "UPDATE t SET code = 'c2' WHERE id = 2");
+            view = renamed(view, "secret", "code");
+            awaitView(job, catalog, id, c, db, "id, name, v, note, code", view);
+            assertThat(catalog.loadTable(id).schema().findField("code").fieldId())
+                    .isEqualTo(secretId);
+
+            // A rename of the column the projection names: the job stops, naming it, before a row of the new
+            // shape is written.
+            mysql.execute(db, "ALTER TABLE t RENAME COLUMN name TO title", "UPDATE t SET v = 41 WHERE id = 4");
+            String failure = Jobs.messages(Jobs.awaitFailure(job, Duration.ofSeconds(120)));
+            assertThat(failure)
+                    .contains("The projection 'id, name AS label, *' transform no longer applies to table " + db + ".t")
+                    .contains("column 'name' was renamed to 'title'")
+                    .contains("the column 'name' does not exist in table " + db + ".t");
+            assertThat(icebergColumns(catalog.loadTable(id), List.of("id", "v")))
+                    .as("the row changed after the stop did not reach the lake")
+                    .contains("id=4, v=40");
+        } finally {
+            Jobs.cancelIfRunning(job);
+        }
+    }
+
+    /**
+     * Waits until the Iceberg table has the view's columns and the metadata column last, and MariaDB's
+     * rows with {@code v >= 10} in them.
+     */
+    private static void awaitView(
+            JobClient job,
+            HadoopCatalog catalog,
+            TableIdentifier id,
+            Connection c,
+            String db,
+            String mysqlColumns,
+            Map<String, LogicalType> view)
+            throws Exception {
+        Lakes.awaitRows(
+                job,
+                "Iceberg table " + id,
+                () -> Canonical.mysqlQuery(
+                        c, "SELECT " + mysqlColumns + " FROM `" + db + "`.t WHERE v >= 10", rowType(view)),
+                () -> catalog.tableExists(id) ? icebergColumns(catalog.loadTable(id), view.keySet()) : List.of());
+        List<String> columns = new ArrayList<>(view.keySet());
+        columns.add("_op");
+        Table table = catalog.loadTable(id);
+        assertThat(table.schema().columns()).extracting(Types.NestedField::name).containsExactlyElementsOf(columns);
+        assertThat(icebergColumns(table, List.of("_op"))).allMatch(op -> op.equals("_op=+I") || op.equals("_op=+U"));
     }
 
     /** The columns with one added after another. */

@@ -8,6 +8,8 @@ import io.inlet.core.spi.ChangeTransform;
 import io.inlet.core.spi.TransformContext;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.transform.internal.ColumnLists;
+import io.inlet.core.transform.internal.FollowedTables;
+import io.inlet.core.transform.internal.MetadataColumns;
 import io.inlet.core.transform.internal.MetadataFunction;
 import io.inlet.core.transform.internal.TableSelector;
 
@@ -19,7 +21,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 /**
  * Appends metadata columns to the rows of the selected tables:
@@ -31,6 +32,9 @@ import java.util.Map;
  *       where the source does not say, for example snapshot rows);
  *   <li>{@code _ingested_at} {@code TIMESTAMP_LTZ(3) NOT NULL}: when the pipeline processed it.
  * </ul>
+ *
+ * <p>The metadata columns stay last when a table's schema changes while the job runs: an added
+ * column comes before them.
  *
  * <pre>{@code
  * ChangeTransform audit = MetadataTransform.builder()
@@ -87,26 +91,16 @@ public final class MetadataTransform implements ChangeTransform {
         selector.select("metadata", input);
         List<String> problems = new ArrayList<>();
         List<TableDescriptor> out = new ArrayList<>();
+        MetadataColumns planner = new MetadataColumns(columns);
         for (TableDescriptor t : input) {
             if (!selector.matches(t.tableId())) {
                 out.add(t);
                 continue;
             }
-            TableDescriptor.Builder b = t.toBuilder();
-            for (Map.Entry<Kind, String> c : columns.entrySet()) {
-                if (t.indexOf(c.getValue()) >= 0) {
-                    problems.add("metadata: table "
-                            + t.tableId()
-                            + " already has a column '"
-                            + c.getValue()
-                            + "'. Give the metadata column another name ('"
-                            + c.getKey().defaultName()
-                            + " AS other_name' in 'metadata-columns').");
-                }
-                b.column(c.getValue(), c.getKey().type());
-            }
-            if (problems.isEmpty()) {
-                out.add(b.build());
+            try {
+                out.add(planner.output(t, planner.prepare(t)));
+            } catch (InletValidationException e) {
+                problems.addAll(e.problems());
             }
         }
         if (!problems.isEmpty()) {
@@ -117,8 +111,11 @@ public final class MetadataTransform implements ChangeTransform {
 
     @Override
     public DataStream<ChangeEvent> apply(DataStream<ChangeEvent> input, TransformContext context) {
+        MetadataColumns planner = new MetadataColumns(columns);
         return input.map(
-                        new MetadataFunction(selector, new ArrayList<>(columns.keySet()), context.inputTables()),
+                        new MetadataFunction(
+                                planner.kinds(),
+                                new FollowedTables<>("metadata", selector, context.inputTables(), planner)),
                         context.outputTypeInfo())
                 .name("Metadata: " + String.join(", ", columns.values()))
                 .uid(context.uid("metadata"))

@@ -6,26 +6,28 @@ import io.inlet.core.InletValidationException;
 import io.inlet.core.event.ChangeEvent;
 import io.inlet.core.spi.ChangeTransform;
 import io.inlet.core.spi.TransformContext;
-import io.inlet.core.table.Column;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.transform.internal.ColumnLists;
+import io.inlet.core.transform.internal.FollowedTables;
+import io.inlet.core.transform.internal.Projection;
 import io.inlet.core.transform.internal.ProjectionFunction;
 import io.inlet.core.transform.internal.TableSelector;
 
 import org.apache.flink.streaming.api.datastream.DataStream;
 
 import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 
 /**
  * Keeps, orders and renames the columns of the selected tables; other tables pass unchanged.
  *
  * <p>A primary key (and partitioning) survives, renamed, when all its columns are kept; a table whose
  * key column is dropped loses its key, which upsert sinks then reject before the job starts.
+ *
+ * <p>Schema changes of a projected table are followed while the job runs: {@code *} picks up an
+ * added column at its place in the table, and a rename of a column {@code *} covers renames it in
+ * the output. A change that takes away or renames a column the list names stops the job, naming
+ * the column, before any row of the new shape is read.
  *
  * <pre>{@code
  * ChangeTransform slim = ProjectionTransform.builder()
@@ -61,13 +63,14 @@ public final class ProjectionTransform implements ChangeTransform {
         selector.select("projection '" + projection + "'", input);
         List<String> problems = new ArrayList<>();
         List<TableDescriptor> out = new ArrayList<>(input.size());
+        Projection planner = new Projection(projection, items);
         for (TableDescriptor t : input) {
             if (!selector.matches(t.tableId())) {
                 out.add(t);
                 continue;
             }
             try {
-                out.add(project(t));
+                out.add(planner.output(t, planner.prepare(t)));
             } catch (InletValidationException e) {
                 problems.addAll(e.problems());
             }
@@ -78,92 +81,15 @@ public final class ProjectionTransform implements ChangeTransform {
         return out;
     }
 
-    /** Source column name to output name, in output order. */
-    private Map<String, String> mapping(TableDescriptor t) {
-        Set<String> named = new HashSet<>();
-        for (ColumnLists.Item i : items) {
-            if (!i.star) {
-                if (t.indexOf(i.name) < 0) {
-                    throw new InletValidationException("projection: the column '"
-                            + i.name
-                            + "' does not exist in table "
-                            + t.tableId()
-                            + " (columns: "
-                            + String.join(", ", t.columnNames())
-                            + "). Fix 'projection', or narrow 'source-table' to tables that have it.");
-                }
-                named.add(i.name);
-            }
-        }
-        Map<String, String> m = new LinkedHashMap<>();
-        Set<String> outNames = new HashSet<>();
-        for (ColumnLists.Item i : items) {
-            List<String[]> pairs = new ArrayList<>();
-            if (i.star) {
-                for (String c : t.columnNames()) {
-                    if (!named.contains(c)) {
-                        pairs.add(new String[] {c, c});
-                    }
-                }
-            } else {
-                pairs.add(new String[] {i.name, i.alias});
-            }
-            for (String[] p : pairs) {
-                if (m.containsKey(p[0])) {
-                    throw new InletValidationException("projection: the column '" + p[0] + "' of table " + t.tableId()
-                            + " is listed twice in '" + projection + "'.");
-                }
-                if (!outNames.add(p[1])) {
-                    throw new InletValidationException("projection: table " + t.tableId()
-                            + " would get two columns named '" + p[1] + "'; rename one with AS.");
-                }
-                m.put(p[0], p[1]);
-            }
-        }
-        return m;
-    }
-
-    private TableDescriptor project(TableDescriptor t) {
-        Map<String, String> m = mapping(t);
-        List<Column> cols = new ArrayList<>();
-        m.forEach((from, to) -> cols.add(t.column(from).get().withName(to)));
-        List<String> pk = renamedIfAllKept(t.primaryKey(), m);
-        List<String> partitions = renamedIfAllKept(t.partitionKeys(), m);
-        return t.toBuilder()
-                .columns(cols)
-                .primaryKey(pk)
-                .partitionKeys(partitions)
-                .build();
-    }
-
-    private static List<String> renamedIfAllKept(List<String> keys, Map<String, String> m) {
-        List<String> out = new ArrayList<>();
-        for (String k : keys) {
-            if (!m.containsKey(k)) {
-                return new ArrayList<>();
-            }
-            out.add(m.get(k));
-        }
-        return out;
-    }
-
     @Override
     public DataStream<ChangeEvent> apply(DataStream<ChangeEvent> input, TransformContext context) {
-        Map<io.inlet.core.table.TableId, int[]> positions = new LinkedHashMap<>();
-        for (TableDescriptor t : context.inputTables()) {
-            if (selector.matches(t.tableId())) {
-                positions.put(t.tableId(), sourcePositions(t));
-            }
-        }
-        return input.map(new ProjectionFunction(context.inputTables(), positions), context.outputTypeInfo())
+        FollowedTables<Projection.Work> tables = new FollowedTables<>(
+                "projection '" + projection + "'", selector, context.inputTables(), new Projection(projection, items));
+        return input.map(new ProjectionFunction(tables), context.outputTypeInfo())
                 .name("Projection: " + projection)
                 .uid(context.uid("projection"))
                 // Same parallelism as the input: chained, so each row's changes stay in order.
                 .setParallelism(input.getParallelism());
-    }
-
-    private int[] sourcePositions(TableDescriptor t) {
-        return mapping(t).keySet().stream().mapToInt(t::indexOf).toArray();
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.inlet.core.transform.internal;
 import io.inlet.annotation.Internal;
 import io.inlet.core.InletValidationException;
 
+import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -13,7 +14,9 @@ public final class ColumnLists {
     private ColumnLists() {}
 
     /** One entry: a column (or {@code *}) and the name it gets. */
-    public static final class Item {
+    public static final class Item implements Serializable {
+        private static final long serialVersionUID = 1L;
+
         public final String name;
         public final String alias;
         public final boolean star;

@@ -2,8 +2,6 @@ package io.inlet.core.transform.internal;
 
 import io.inlet.annotation.Internal;
 import io.inlet.core.event.ChangeEvent;
-import io.inlet.core.table.TableDescriptor;
-import io.inlet.core.table.TableId;
 import io.inlet.core.transform.MetadataTransform;
 
 import org.apache.flink.api.common.functions.RichMapFunction;
@@ -12,14 +10,12 @@ import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
-import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.RowKind;
 
-import java.util.HashMap;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
-/** Appends the metadata columns to the rows of the selected tables. */
+/** Appends the metadata columns to the rows of the selected tables, in every version of the table. */
 @Internal
 public final class MetadataFunction extends RichMapFunction<ChangeEvent, ChangeEvent> {
 
@@ -33,43 +29,29 @@ public final class MetadataFunction extends RichMapFunction<ChangeEvent, ChangeE
         }
     }
 
-    private final TableSelector selector;
     private final List<MetadataTransform.Kind> kinds;
-    private final List<TableDescriptor> inputTables;
+    private final FollowedTables<Integer> tables;
 
-    private transient Map<TableId, RowData.FieldGetter[]> getters;
-
-    public MetadataFunction(
-            TableSelector selector, List<MetadataTransform.Kind> kinds, List<TableDescriptor> inputTables) {
-        this.selector = selector;
-        this.kinds = kinds;
-        this.inputTables = inputTables;
+    public MetadataFunction(List<MetadataTransform.Kind> kinds, FollowedTables<Integer> tables) {
+        this.kinds = new ArrayList<>(kinds);
+        this.tables = tables;
     }
 
     @Override
     public void open(Configuration parameters) {
-        getters = new HashMap<>();
-        for (TableDescriptor t : inputTables) {
-            if (selector.matches(t.tableId())) {
-                RowType type = t.toRowType();
-                RowData.FieldGetter[] g = new RowData.FieldGetter[type.getFieldCount()];
-                for (int i = 0; i < g.length; i++) {
-                    g[i] = RowData.createFieldGetter(type.getTypeAt(i), i);
-                }
-                getters.put(t.tableId(), g);
-            }
-        }
+        tables.open();
     }
 
     @Override
     public ChangeEvent map(ChangeEvent event) {
-        RowData.FieldGetter[] g = getters.get(event.tableId());
-        if (g == null) {
+        if (event.isSchemaChange()) {
+            return tables.follow(event);
+        }
+        FollowedTables.Version<Integer> v = tables.of(event);
+        if (v == null) {
             return event;
         }
-        if (event.isSchemaChange()) {
-            throw UnfollowedSchemaChange.of("metadata", event);
-        }
+        RowData.FieldGetter[] g = v.inputGetters;
         RowData in = event.row();
         GenericRowData out = new GenericRowData(in.getRowKind(), g.length + kinds.size());
         for (int i = 0; i < g.length; i++) {
@@ -91,6 +73,6 @@ public final class MetadataFunction extends RichMapFunction<ChangeEvent, ChangeE
             }
             pos++;
         }
-        return event.withRow(out, event.schemaVersion());
+        return v.emit(event, out);
     }
 }

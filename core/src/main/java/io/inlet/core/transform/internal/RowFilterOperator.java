@@ -37,6 +37,7 @@ public final class RowFilterOperator extends AbstractStreamOperator<ChangeEvent>
     @Override
     public void open() throws Exception {
         super.open();
+        changes.open();
         dropped = getMetricGroup().addGroup("inlet").counter("numRecordsFilteredOut");
         reuse = new StreamRecord<>(null);
     }

@@ -4,19 +4,15 @@ import io.inlet.annotation.Internal;
 import io.inlet.core.event.ChangeEvent;
 import io.inlet.core.event.RowKeys;
 import io.inlet.core.table.TableDescriptor;
-import io.inlet.core.table.TableId;
 
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.RowKind;
 
 import javax.annotation.Nullable;
 
 import java.io.Serializable;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -39,6 +35,10 @@ import java.util.function.Consumer;
  * it fails the condition. A {@code -U} without a following {@code +U} is judged as a delete. Inserts
  * and deletes are judged by their row.
  *
+ * <p>Schema changes of a filtered table are followed: the condition is bound again to the new
+ * version, and the job stops naming the column when it no longer fits (a column it names dropped,
+ * renamed, or retyped so the comparison no longer holds).
+ *
  * <p>Not thread-safe; one per operator instance. The pending {@code -U} is held only between the two
  * halves of one update, which a source emits together; {@link #flush} emits it when anything else
  * comes first (a checkpoint barrier, the end of input).
@@ -48,37 +48,25 @@ public final class ViewChanges implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
-    private final TableSelector selector;
-    private final FilterExpression expression;
-    private final List<TableDescriptor> tables;
-
-    private transient Map<TableId, Bound> bound;
+    private final FollowedTables<Bound> tables;
 
     @Nullable
     private transient ChangeEvent pendingBefore;
 
-    private transient Bound pendingTable;
+    private transient FollowedTables.Version<Bound> pendingTable;
 
     public ViewChanges(TableSelector selector, FilterExpression expression, List<TableDescriptor> tables) {
-        this.selector = selector;
-        this.expression = expression;
-        this.tables = tables;
+        this.tables = new FollowedTables<>("filter", selector, tables, new Condition(expression));
     }
 
-    /** The condition and key of one filtered table. */
-    private static final class Bound {
+    /** The condition bound to one version of a filtered table, and that version's key. */
+    static final class Bound {
         final FilterExpression.RowPredicate predicate;
         final RowKeys keys;
-        final RowData.FieldGetter[] getters;
 
         Bound(FilterExpression.RowPredicate predicate, TableDescriptor t) {
             this.predicate = predicate;
             this.keys = RowKeys.of(t);
-            RowType type = t.toRowType();
-            this.getters = new RowData.FieldGetter[type.getFieldCount()];
-            for (int i = 0; i < getters.length; i++) {
-                getters[i] = RowData.createFieldGetter(type.getTypeAt(i), i);
-            }
         }
 
         boolean passes(RowData row) {
@@ -86,13 +74,30 @@ public final class ViewChanges implements Serializable {
         }
     }
 
-    private void init() {
-        bound = new HashMap<>();
-        for (TableDescriptor t : tables) {
-            if (selector.matches(t.tableId())) {
-                bound.put(t.tableId(), new Bound(expression.bind(t), t));
-            }
+    /** Binds the condition to each version of a table; a version it no longer fits stops the job. */
+    private static final class Condition implements FollowedTables.Planner<Bound> {
+        private static final long serialVersionUID = 1L;
+
+        private final FilterExpression expression;
+
+        Condition(FilterExpression expression) {
+            this.expression = expression;
         }
+
+        @Override
+        public Bound prepare(TableDescriptor input) {
+            return new Bound(expression.bind(input), input);
+        }
+
+        @Override
+        public TableDescriptor output(TableDescriptor input, Bound work) {
+            return input;
+        }
+    }
+
+    /** Binds the condition to the declared tables, so a condition that does not fit fails at the start. */
+    public void open() {
+        tables.open();
     }
 
     /**
@@ -102,20 +107,15 @@ public final class ViewChanges implements Serializable {
      * @param dropped called once for each change that does not reach the view
      */
     public void process(ChangeEvent event, Consumer<ChangeEvent> out, Runnable dropped) {
-        if (bound == null) {
-            init();
-        }
-        Bound b = bound.get(event.tableId());
         if (event.isSchemaChange()) {
             if (pendingBefore != null) {
                 flush(out, dropped);
             }
-            if (b != null) {
-                throw UnfollowedSchemaChange.of("filter", event);
-            }
-            out.accept(event);
+            // The condition is bound to the new version first: it stops the job if it no longer fits.
+            out.accept(tables.follow(event));
             return;
         }
+        FollowedTables.Version<Bound> b = tables.of(event);
         if (pendingBefore != null) {
             if (b != null && b == pendingTable && event.kind() == RowKind.UPDATE_AFTER) {
                 ChangeEvent before = pendingBefore;
@@ -136,14 +136,14 @@ public final class ViewChanges implements Serializable {
                 return;
             case UPDATE_AFTER:
                 // No old row came with it: if the new row leaves the view, the old one may have been in it.
-                if (b.passes(event.row())) {
+                if (b.work.passes(event.row())) {
                     out.accept(event);
                 } else {
                     out.accept(as(b, event, RowKind.DELETE));
                 }
                 return;
             default:
-                if (b.passes(event.row())) {
+                if (b.work.passes(event.row())) {
                     out.accept(event);
                 } else {
                     dropped.run();
@@ -158,7 +158,7 @@ public final class ViewChanges implements Serializable {
         }
         ChangeEvent before = pendingBefore;
         pendingBefore = null;
-        if (before.isKeyOnly() || pendingTable.passes(before.row())) {
+        if (before.isKeyOnly() || pendingTable.work.passes(before.row())) {
             out.accept(as(pendingTable, before, RowKind.DELETE));
         } else {
             dropped.run();
@@ -166,11 +166,15 @@ public final class ViewChanges implements Serializable {
     }
 
     private static void update(
-            Bound b, ChangeEvent before, ChangeEvent after, Consumer<ChangeEvent> out, Runnable dropped) {
+            FollowedTables.Version<Bound> b,
+            ChangeEvent before,
+            ChangeEvent after,
+            Consumer<ChangeEvent> out,
+            Runnable dropped) {
         // An old row of which only the key is known may have been in the view: keep its -U (a delete by key).
-        boolean oldIn = before.isKeyOnly() || b.passes(before.row());
-        boolean newIn = b.passes(after.row());
-        if (!b.keys.sameKey(before.row(), after.row())) {
+        boolean oldIn = before.isKeyOnly() || b.work.passes(before.row());
+        boolean newIn = b.work.passes(after.row());
+        if (!b.work.keys.sameKey(before.row(), after.row())) {
             // A primary-key change: the old key goes, the new key comes, each on its own row.
             if (oldIn) {
                 out.accept(as(b, before, RowKind.DELETE));
@@ -200,12 +204,13 @@ public final class ViewChanges implements Serializable {
     }
 
     /** The same change with another row kind; events and their rows are immutable, so a copy. */
-    private static ChangeEvent as(Bound b, ChangeEvent event, RowKind kind) {
+    private static ChangeEvent as(FollowedTables.Version<Bound> b, ChangeEvent event, RowKind kind) {
         RowData in = event.row();
-        GenericRowData row = new GenericRowData(kind, b.getters.length);
-        for (int i = 0; i < b.getters.length; i++) {
-            row.setField(i, b.getters[i].getFieldOrNull(in));
+        RowData.FieldGetter[] getters = b.inputGetters;
+        GenericRowData row = new GenericRowData(kind, getters.length);
+        for (int i = 0; i < getters.length; i++) {
+            row.setField(i, getters[i].getFieldOrNull(in));
         }
-        return event.withRow(row, event.schemaVersion());
+        return b.emit(event, row);
     }
 }
