@@ -362,6 +362,82 @@ class SchemaEvolutionITCase {
         assertThat(icebergColumns(table, List.of("_op"))).allMatch(op -> op.equals("_op=+I") || op.equals("_op=+U"));
     }
 
+    @Test
+    void tryEvolveKeepsTheLakesWiderColumnAndExcludedKindsKeepTheLakesValues(
+            MariaDbServer mysql, @TempDir Path warehouse) throws Exception {
+        String db = mysql.createDatabase();
+        mysql.execute(
+                db,
+                "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, v INT NOT NULL, name VARCHAR(20), gone VARCHAR(10))",
+                "INSERT INTO t VALUES (1, 10, 'one', 'g1'), (2, 20, 'two', 'g2'), (3, 30, 'three', 'g3')");
+        Map<String, String> source = MySqlOptions.of(mysql, db, "t");
+        source.put("schema-change.behavior", "try-evolve");
+        source.put("exclude.schema.changes", "add.column, drop.column");
+        Pipeline pipeline = Pipeline.builder()
+                .environment(Jobs.checkpointingEnvironment(new Configuration(), 2))
+                .source("mysql-cdc", source)
+                .sink(IcebergSink.builder()
+                        .warehouse(warehouse.toUri().toString())
+                        .build())
+                .build();
+        JobClient job = pipeline.executeAsync();
+        TableIdentifier id = TableIdentifier.of(db, "t");
+        try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse);
+                Connection c = mysql.connection(db)) {
+            Lakes.awaitIceberg(
+                    job,
+                    catalog,
+                    id,
+                    () -> List.of(
+                            "id=1, v=10, name=one, gone=g1",
+                            "id=2, v=20, name=two, gone=g2",
+                            "id=3, v=30, name=three, gone=g3"));
+
+            // Widened, then narrowed back: the lake's column stays long and takes the narrower values.
+            mysql.execute(
+                    db,
+                    "ALTER TABLE t MODIFY v BIGINT NOT NULL",
+                    "UPDATE t SET v = 5000000000 WHERE id = 1",
+                    "UPDATE t SET v = 7 WHERE id = 1",
+                    "ALTER TABLE t MODIFY v INT NOT NULL",
+                    "UPDATE t SET v = 8 WHERE id = 2");
+            // An added column is left out; a dropped one stays with its values, NULL in rows changed after.
+            mysql.execute(
+                    db,
+                    "ALTER TABLE t ADD COLUMN extra VARCHAR(10)",
+                    "UPDATE t SET extra = 'x', name = 'deux' WHERE id = 2",
+                    "ALTER TABLE t DROP COLUMN gone",
+                    "UPDATE t SET name = 'uno' WHERE id = 1",
+                    // A rename is followed: the column keeps its values under the new name.
+                    "ALTER TABLE t RENAME COLUMN name TO label",
+                    "UPDATE t SET label = 'drei' WHERE id = 3",
+                    "INSERT INTO t VALUES (4, 40, 'four', 'y')");
+            Lakes.awaitIceberg(
+                    job,
+                    catalog,
+                    id,
+                    () -> List.of(
+                            "id=1, v=7, label=uno, gone=NULL",
+                            "id=2, v=8, label=deux, gone=g2",
+                            "id=3, v=30, label=drei, gone=NULL",
+                            "id=4, v=40, label=four, gone=NULL"));
+            Table table = catalog.loadTable(id);
+            assertThat(table.schema().columns())
+                    .extracting(f -> f.name() + ":" + f.type())
+                    .containsExactly("id:int", "v:long", "label:string", "gone:string");
+            // MariaDB's table is in the lake, value for value, in the columns the lake follows.
+            Map<String, LogicalType> followed = new LinkedHashMap<>();
+            followed.put("id", INT);
+            followed.put("v", INT);
+            followed.put("label", new VarCharType(20));
+            assertThat(icebergColumns(table, followed.keySet()))
+                    .isEqualTo(Canonical.mysqlAs(c, db, "t", rowType(followed)));
+            assertThat(job.getJobStatus().get(30, TimeUnit.SECONDS)).isEqualTo(JobStatus.RUNNING);
+        } finally {
+            Jobs.cancelIfRunning(job);
+        }
+    }
+
     /** The columns with one added after another. */
     private static Map<String, LogicalType> after(
             Map<String, LogicalType> columns, String previous, String name, LogicalType type) {

@@ -44,12 +44,19 @@ public final class SchemaChange implements Serializable {
     @Nullable
     private final String statement;
 
+    private final boolean bestEffort;
+
     private SchemaChange(
-            TableDescriptor before, TableDescriptor after, List<ColumnChange> changes, @Nullable String statement) {
+            TableDescriptor before,
+            TableDescriptor after,
+            List<ColumnChange> changes,
+            @Nullable String statement,
+            boolean bestEffort) {
         this.before = before;
         this.after = after;
         this.changes = changes;
         this.statement = statement;
+        this.bestEffort = bestEffort;
     }
 
     /**
@@ -75,7 +82,8 @@ public final class SchemaChange implements Serializable {
                     + after.schemaVersion()
                     + ".");
         }
-        return new SchemaChange(before, after, Collections.unmodifiableList(new ArrayList<>(changes)), statement);
+        return new SchemaChange(
+                before, after, Collections.unmodifiableList(new ArrayList<>(changes)), statement, false);
     }
 
     /**
@@ -184,9 +192,23 @@ public final class SchemaChange implements Serializable {
         return Optional.ofNullable(statement);
     }
 
+    /**
+     * Whether a sink that cannot apply part of the change may go on without it where that stays
+     * correct (the source's {@code schema-change.behavior} is {@code try-evolve}); else it stops.
+     */
+    public boolean isBestEffort() {
+        return bestEffort;
+    }
+
+    /** The same change, to be applied as far as the sink can ({@code try-evolve}) or entirely. */
+    public SchemaChange withBestEffort(boolean newBestEffort) {
+        return new SchemaChange(before, after, changes, statement, newBestEffort);
+    }
+
     /** The same change for a table under another id (routing, renaming transforms). */
     public SchemaChange withTableId(TableId newTableId) {
-        return new SchemaChange(before.withTableId(newTableId), after.withTableId(newTableId), changes, statement);
+        return new SchemaChange(
+                before.withTableId(newTableId), after.withTableId(newTableId), changes, statement, bestEffort);
     }
 
     @Override
@@ -201,16 +223,18 @@ public final class SchemaChange implements Serializable {
         return before.equals(that.before)
                 && after.equals(that.after)
                 && changes.equals(that.changes)
-                && Objects.equals(statement, that.statement);
+                && Objects.equals(statement, that.statement)
+                && bestEffort == that.bestEffort;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(before, after, changes, statement);
+        return Objects.hash(before, after, changes, statement, bestEffort);
     }
 
     @Override
     public String toString() {
-        return "SchemaChange{" + tableId() + " v" + previousVersion() + " -> v" + newVersion() + " " + changes + "}";
+        return "SchemaChange{" + tableId() + " v" + previousVersion() + " -> v" + newVersion() + " " + changes
+                + (bestEffort ? " best effort" : "") + "}";
     }
 }

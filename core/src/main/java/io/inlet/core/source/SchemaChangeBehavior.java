@@ -32,6 +32,14 @@ public enum SchemaChangeBehavior {
      */
     EVOLVE("evolve"),
     /**
+     * As {@link #EVOLVE}; where a sink cannot apply a change it goes on without it when that stays
+     * correct, and says so in the log: the Iceberg sink keeps a column whose type holds every value of
+     * the new type (a column narrowed in the source, {@code BIGINT} to {@code INT}, stays {@code long})
+     * and keeps a dropped column that partitions the table. Anything else stops the job as with {@link
+     * #EVOLVE}.
+     */
+    TRY_EVOLVE("try-evolve"),
+    /**
      * As {@link #EVOLVE}, but only adding: a dropped column stays in the lake, nullable, and the rows after
      * the drop leave it NULL; a renamed column stays under its old name (no longer filled) and the new
      * name is added as a new column. Type changes are followed as with {@link #EVOLVE}.
@@ -40,7 +48,7 @@ public enum SchemaChangeBehavior {
 
     /** Whether the source sends schema changes downstream for the sinks to follow. */
     public boolean follows() {
-        return this == EVOLVE || this == LENIENT;
+        return this == EVOLVE || this == TRY_EVOLVE || this == LENIENT;
     }
 
     /** The option key both sources use. */

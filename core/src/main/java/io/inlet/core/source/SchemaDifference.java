@@ -1,6 +1,7 @@
 package io.inlet.core.source;
 
 import io.inlet.annotation.PublicEvolving;
+import io.inlet.core.event.ColumnChange;
 
 import org.apache.flink.table.types.logical.LogicalType;
 
@@ -83,11 +84,25 @@ public final class SchemaDifference {
 
     /** The differences that stop the job under the behavior; the others it lets through. */
     public static List<SchemaDifference> blocking(List<SchemaDifference> differences, SchemaChangeBehavior behavior) {
+        return blocking(differences, SchemaChangePolicy.of(behavior));
+    }
+
+    /**
+     * The differences between a row and its table's version that stop the job under the policy; the
+     * others it lets through: an added nullable column under {@code ignore-added-columns}, and under a
+     * policy that follows changes, the columns it chose not to follow (an added column left out, a
+     * dropped or renamed one kept, NULL in the rows after).
+     */
+    public static List<SchemaDifference> blocking(List<SchemaDifference> differences, SchemaChangePolicy policy) {
+        SchemaChangeBehavior behavior = policy.behavior();
+        boolean leavesAddedOut = behavior.follows() && !policy.follows(ColumnChange.Kind.ADDED);
+        boolean keepsColumns = behavior.follows()
+                && (!policy.follows(ColumnChange.Kind.DROPPED) || !policy.follows(ColumnChange.Kind.RENAMED));
         return differences.stream()
-                .filter(d ->
-                        !(behavior == SchemaChangeBehavior.IGNORE_ADDED_COLUMNS && d.kind == Kind.ADDED && d.nullable)
-                                // lenient keeps a dropped column, nullable, and leaves it NULL in the rows after.
-                                && !(behavior == SchemaChangeBehavior.LENIENT && d.kind == Kind.DROPPED && d.nullable))
+                .filter(d -> !(d.kind == Kind.ADDED
+                                && (leavesAddedOut
+                                        || (behavior == SchemaChangeBehavior.IGNORE_ADDED_COLUMNS && d.nullable)))
+                        && !(keepsColumns && d.kind == Kind.DROPPED && d.nullable))
                 .collect(Collectors.toList());
     }
 

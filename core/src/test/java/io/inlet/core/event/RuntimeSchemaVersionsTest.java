@@ -224,8 +224,15 @@ class RuntimeSchemaVersionsTest {
                                 "first", DataTypes.TIMESTAMP_LTZ(6).notNull().getLogicalType(), null));
         assertThat(back.hasSourceTimestamp()).isTrue();
         assertThat(back.position()).isEqualTo(SourcePosition.kafka("t", 2, 7L));
+        assertThat(back.schemaChange().isBestEffort()).isFalse();
         // Operators may hold a change in their fields: it survives Java serialization too.
         assertThat(InstantiationUtil.clone(change)).isEqualTo(change);
+
+        // try-evolve's mark travels with it.
+        ChangeEvent bestEffort = ChangeEvent.schemaChange(change.withBestEffort(true), 99L, SourcePosition.none());
+        ChangeEvent marked = read(s, write(s, List.of(bestEffort)), 1).get(0);
+        assertThat(marked.schemaChange().isBestEffort()).isTrue();
+        assertThat(marked).isEqualTo(bestEffort).isNotEqualTo(event);
     }
 
     @Test

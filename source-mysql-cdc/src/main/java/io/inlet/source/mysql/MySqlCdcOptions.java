@@ -1,6 +1,7 @@
 package io.inlet.source.mysql;
 
 import io.inlet.annotation.PublicEvolving;
+import io.inlet.core.source.SchemaChangePolicy;
 
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
@@ -152,9 +153,27 @@ public final class MySqlCdcOptions {
                     + " columns out (logged"
                     + " once, counted in numSchemaChangesIgnored) and stops on every other change; 'evolve'"
                     + " follows the change while the job runs: the table's new version goes downstream"
-                    + " ahead of its rows and the Iceberg sink applies it to its table live (sinks and"
-                    + " transforms that cannot follow yet stop the job); 'lenient' follows it only adding:"
+                    + " ahead of its rows and the Iceberg sink applies it to its table live (sinks"
+                    + " that cannot follow yet stop the job); 'try-evolve' as 'evolve', but a sink that cannot"
+                    + " apply a change goes on without it where that stays correct (Iceberg keeps a column whose"
+                    + " type holds every new value); 'lenient' follows it only adding:"
                     + " dropped columns stay (nullable, no longer filled), a renamed column is a new one.");
+
+    public static final ConfigOption<String> INCLUDE_SCHEMA_CHANGES = ConfigOptions.key(
+                    SchemaChangePolicy.INCLUDE_OPTION)
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Under 'evolve' or 'try-evolve': the kinds of column change the lake follows,"
+                    + " comma-separated: add.column, drop.column, rename.column, alter.column.type, or column for"
+                    + " all (the default).");
+
+    public static final ConfigOption<String> EXCLUDE_SCHEMA_CHANGES = ConfigOptions.key(
+                    SchemaChangePolicy.EXCLUDE_OPTION)
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Under 'evolve' or 'try-evolve': the kinds of column change the lake does not follow."
+                    + " An added column is then left out; a dropped or renamed column stays in the lake with its"
+                    + " values (NULL in rows changed after). alter.column.type cannot be left out.");
 
     public static final ConfigOption<String> TIME_PRECISION_MODE = ConfigOptions.key("time.precision.mode")
             .stringType()

@@ -7,6 +7,7 @@ import io.inlet.core.event.ChangeEventTypeInfo;
 import io.inlet.core.event.SourcePosition;
 import io.inlet.core.source.BadRecordAction;
 import io.inlet.core.source.SchemaChangeBehavior;
+import io.inlet.core.source.SchemaChangePolicy;
 import io.inlet.core.source.TimePrecisionMode;
 import io.inlet.core.spi.ChangeSource;
 import io.inlet.core.spi.SnapshotSignals;
@@ -141,7 +142,7 @@ public final class MySqlCdcSource implements ChangeSource {
     private final boolean tinyInt1IsBoolean;
     private final Properties jdbcProperties;
     private final Properties debeziumProperties;
-    private final SchemaChangeBehavior schemaChangeBehavior;
+    private final SchemaChangePolicy schemaChangePolicy;
     private final TimePrecisionMode timePrecisionMode;
     private final BadRecordAction badRecordAction;
 
@@ -183,7 +184,7 @@ public final class MySqlCdcSource implements ChangeSource {
         this.tinyInt1IsBoolean = b.tinyInt1IsBoolean;
         this.jdbcProperties = b.jdbcProperties;
         this.debeziumProperties = b.debeziumProperties;
-        this.schemaChangeBehavior = b.schemaChangeBehavior;
+        this.schemaChangePolicy = b.schemaChangePolicy;
         this.timePrecisionMode = b.timePrecisionMode;
         this.badRecordAction = b.badRecordAction;
         this.deadLetterPath = b.deadLetterPath;
@@ -278,7 +279,7 @@ public final class MySqlCdcSource implements ChangeSource {
                 excludeColumns,
                 inspected.binlogFile,
                 inspected.binlogPosition,
-                schemaChangeBehavior,
+                schemaChangePolicy,
                 badRecordAction,
                 timePrecisionMode,
                 inspected.timePrecisions,
@@ -446,6 +447,9 @@ public final class MySqlCdcSource implements ChangeSource {
         private final Properties jdbcProperties = new Properties();
         private final Properties debeziumProperties = new Properties();
         private SchemaChangeBehavior schemaChangeBehavior = SchemaChangeBehavior.FAIL;
+        private String includeSchemaChanges;
+        private String excludeSchemaChanges;
+        private SchemaChangePolicy schemaChangePolicy;
         private TimePrecisionMode timePrecisionMode = TimePrecisionMode.TIME;
         private BadRecordAction badRecordAction = BadRecordAction.FAIL;
         private boolean badRecordActionSet;
@@ -612,6 +616,22 @@ public final class MySqlCdcSource implements ChangeSource {
             return this;
         }
 
+        /**
+         * Under {@code evolve} or {@code try-evolve}: the kinds of column change the lake follows,
+         * comma-separated Flink CDC tags ({@code add.column}, {@code drop.column}, {@code rename.column},
+         * {@code alter.column.type}, {@code column}); default all. See {@link SchemaChangePolicy}.
+         */
+        public Builder includeSchemaChanges(String tags) {
+            this.includeSchemaChanges = tags;
+            return this;
+        }
+
+        /** Under {@code evolve} or {@code try-evolve}: the kinds of column change the lake does not follow. */
+        public Builder excludeSchemaChanges(String tags) {
+            this.excludeSchemaChanges = tags;
+            return this;
+        }
+
         /** How TIME columns are typed; see {@link TimePrecisionMode}. */
         public Builder timePrecisionMode(TimePrecisionMode mode) {
             this.timePrecisionMode = Objects.requireNonNull(mode);
@@ -661,6 +681,12 @@ public final class MySqlCdcSource implements ChangeSource {
          */
         public MySqlCdcSource build() {
             List<String> problems = new ArrayList<>();
+            try {
+                schemaChangePolicy =
+                        SchemaChangePolicy.of(schemaChangeBehavior, includeSchemaChanges, excludeSchemaChanges);
+            } catch (InletValidationException e) {
+                problems.addAll(e.problems());
+            }
             require(problems, hostname, MySqlCdcOptions.HOSTNAME.key());
             require(problems, username, MySqlCdcOptions.USERNAME.key());
             if (password == null) {

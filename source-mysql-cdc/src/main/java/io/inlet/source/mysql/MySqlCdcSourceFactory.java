@@ -52,6 +52,8 @@ public final class MySqlCdcSourceFactory implements ChangeSourceFactory {
                 CONNECTION_POOL_SIZE,
                 TREAT_TINYINT1_AS_BOOLEAN,
                 SCHEMA_CHANGE_BEHAVIOR,
+                INCLUDE_SCHEMA_CHANGES,
+                EXCLUDE_SCHEMA_CHANGES,
                 TIME_PRECISION_MODE,
                 BAD_RECORD_ACTION,
                 DEAD_LETTER_PATH,
@@ -94,6 +96,8 @@ public final class MySqlCdcSourceFactory implements ChangeSourceFactory {
                 .ifPresent(store -> b.sslTrustStore(
                         store, o.getOptional(SSL_TRUSTSTORE_PASSWORD).orElse(null)));
         o.getOptional(EXCLUDE_COLUMNS).ifPresent(b::excludeColumns);
+        o.getOptional(INCLUDE_SCHEMA_CHANGES).ifPresent(b::includeSchemaChanges);
+        o.getOptional(EXCLUDE_SCHEMA_CHANGES).ifPresent(b::excludeSchemaChanges);
         o.getOptional(SERVER_TIME_ZONE).ifPresent(b::serverTimeZone);
         o.getOptional(SERVER_ID).ifPresent(b::serverId);
         o.getOptional(SCAN_PARALLELISM).ifPresent(b::parallelism);

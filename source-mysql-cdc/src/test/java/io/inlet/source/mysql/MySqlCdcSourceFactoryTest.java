@@ -106,6 +106,17 @@ class MySqlCdcSourceFactoryTest {
         assertThatThrownBy(() -> FactoryDiscovery.createSource("mysql-cdc", o))
                 .hasMessageContaining(
                         "'scan.startup.mode' = 'snapshot-only' is unknown; use one of initial, latest-offset,");
+        Map<String, String> policy = options();
+        policy.put("exclude.schema.changes", "drop.column");
+        assertThatThrownBy(() -> FactoryDiscovery.createSource("mysql-cdc", policy))
+                .hasMessageContaining("'exclude.schema.changes' chooses the schema changes a job follows, but"
+                        + " 'schema-change.behavior' = 'fail' follows none");
+        policy.put("schema-change.behavior", "try-evolve");
+        assertThat(FactoryDiscovery.createSource("mysql-cdc", policy)).isInstanceOf(MySqlCdcSource.class);
+        policy.put("include.schema.changes", "add.column, alter.column.typ");
+        assertThatThrownBy(() -> FactoryDiscovery.createSource("mysql-cdc", policy))
+                .hasMessageContaining("'include.schema.changes' = 'add.column, alter.column.typ':"
+                        + " 'alter.column.typ' is unknown");
         Map<String, String> typo = options();
         typo.put("server_id", "1");
         assertThatThrownBy(() -> FactoryDiscovery.createSource("mysql-cdc", typo))

@@ -55,6 +55,7 @@ public final class SchemaChangeCodec {
             }
         }
         writeNullable(change.statement().orElse(null), out);
+        out.writeBoolean(change.isBestEffort());
     }
 
     public static SchemaChange read(DataInputView in, ClassLoader classLoader) throws IOException {
@@ -86,7 +87,8 @@ public final class SchemaChangeCodec {
                     changes.add(ColumnChange.dropped(column));
             }
         }
-        return SchemaChange.of(before, after, changes, readNullable(in));
+        String statement = readNullable(in);
+        return SchemaChange.of(before, after, changes, statement).withBestEffort(in.readBoolean());
     }
 
     private static void writeDescriptor(TableDescriptor table, DataOutputView out) throws IOException {

@@ -200,7 +200,8 @@ public final class FollowedTables<P> implements Serializable {
             }
         }
         SchemaChange out = SchemaChange.between(
-                before.output, after.output, renames, change.statement().orElse(null));
+                        before.output, after.output, renames, change.statement().orElse(null))
+                .withBestEffort(change.isBestEffort());
         return ChangeEvent.schemaChange(out, event.sourceTimestamp(), event.position());
     }
 

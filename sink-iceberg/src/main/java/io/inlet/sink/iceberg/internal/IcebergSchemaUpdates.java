@@ -61,11 +61,12 @@ public final class IcebergSchemaUpdates {
      *
      * @param order the change's source position order when the source orders its changes totally (a
      *     binlog), else {@link Long#MIN_VALUE}
-     * @return whether this call committed a schema update (false: the table had it already)
+     * @return the column changes this call went on without ({@link SchemaChange#isBestEffort()
+     *     try-evolve}), in words; empty when it applied all of them, or the table had the change already
      * @throws InletStopException naming the table, the column and what to do when Iceberg cannot
      *     follow the change (a narrowing or another type, a changed primary key)
      */
-    public static boolean apply(Table table, SchemaChange change, long order) {
+    public static List<String> apply(Table table, SchemaChange change, long order) {
         if (change.primaryKeyChanged()) {
             throw stop(
                     table,
@@ -101,23 +102,29 @@ public final class IcebergSchemaUpdates {
                         change.newVersion(),
                         order,
                         recorded);
-                return false;
+                return List.of();
             }
             Transaction txn = table.newTransaction();
             UpdateSchema update = txn.updateSchema();
             List<String> applied;
+            List<String> kept = new ArrayList<>();
             try {
-                applied = plan(table, change, update);
+                applied = plan(table, change, update, kept);
             } catch (ValidationException | IllegalArgumentException e) {
                 // Iceberg refuses the update itself (a partition or sort field on a dropped column, a name
                 // taken): the same on every restart. Other failures (the catalog unreachable) may pass.
                 throw stop(table, change, "Iceberg refuses the update: " + e.getMessage());
             }
-            if (applied.isEmpty()) {
-                return false;
+            if (applied.isEmpty() && kept.isEmpty()) {
+                return List.of();
             }
             try {
-                update.commit();
+                if (applied.isEmpty()) {
+                    // Only the position to record: a transaction without the empty schema update.
+                    txn = table.newTransaction();
+                } else {
+                    update.commit();
+                }
                 if (order != Long.MIN_VALUE) {
                     String history = table.properties().get(HISTORY);
                     String entry = order + ":" + table.schema().schemaId();
@@ -133,8 +140,17 @@ public final class IcebergSchemaUpdates {
                         change.tableId(),
                         change.previousVersion(),
                         change.newVersion(),
-                        String.join(", ", applied));
-                return true;
+                        applied.isEmpty() ? "nothing" : String.join(", ", applied));
+                if (!kept.isEmpty()) {
+                    LOG.warn(
+                            "Iceberg table {}: 'schema-change.behavior' = 'try-evolve' goes on without part of the"
+                                    + " schema change of {}{}: {}.",
+                            table.name(),
+                            change.tableId(),
+                            change.statement().map(st -> " (" + st + ")").orElse(""),
+                            String.join("; ", kept));
+                }
+                return kept;
             } catch (CommitFailedException e) {
                 // Another writer subtask (or job) changed the table meanwhile: look again.
                 if (attempt >= ATTEMPTS) {
@@ -176,8 +192,11 @@ public final class IcebergSchemaUpdates {
         return last == null ? Long.MIN_VALUE : Long.parseLong(last);
     }
 
-    /** Adds to the update what the table still lacks of the change; returns what it added, in words. */
-    private static List<String> plan(Table table, SchemaChange change, UpdateSchema update) {
+    /**
+     * Adds to the update what the table still lacks of the change; returns what it added, in words, and
+     * adds to {@code kept} what a best-effort change goes on without.
+     */
+    private static List<String> plan(Table table, SchemaChange change, UpdateSchema update, List<String> kept) {
         Schema schema = table.schema();
         List<String> applied = new ArrayList<>();
         // Names after the change to names in the table now: UpdateSchema resolves names against the schema
@@ -232,9 +251,17 @@ public final class IcebergSchemaUpdates {
                     LogicalType to = c.newType().orElseThrow();
                     Type wanted = icebergType(table, change, c.column(), to);
                     if (!field.type().equals(wanted)) {
-                        if (!field.type().isPrimitiveType()
-                                || !wanted.isPrimitiveType()
-                                || !TypeUtil.isPromotionAllowed(field.type(), wanted.asPrimitiveType())) {
+                        boolean promotable = field.type().isPrimitiveType()
+                                && wanted.isPrimitiveType()
+                                && TypeUtil.isPromotionAllowed(field.type(), wanted.asPrimitiveType());
+                        if (promotable) {
+                            update.updateColumn(name, wanted.asPrimitiveType());
+                            applied.add("widened " + c.column() + " to " + wanted);
+                        } else if (change.isBestEffort() && holdsEvery(field.type(), wanted)) {
+                            // Narrowed in the source: the lake's wider column holds every new value as it is.
+                            kept.add("column '" + c.column() + "' stays " + field.type() + " (the source's " + to
+                                    + " fits in it)");
+                        } else {
                             throw stop(
                                     table,
                                     change,
@@ -242,10 +269,12 @@ public final class IcebergSchemaUpdates {
                                             + c.oldType().orElseThrow()
                                             + " to " + to + ", but Iceberg's column is " + field.type()
                                             + " and Iceberg can only widen int to long, float to double and a"
-                                            + " decimal's precision (same scale)");
+                                            + " decimal's precision (same scale)"
+                                            + (change.isBestEffort()
+                                                    ? "; 'try-evolve' keeps a column only when it holds every value"
+                                                            + " of the new type"
+                                                    : ""));
                         }
-                        update.updateColumn(name, wanted.asPrimitiveType());
-                        applied.add("widened " + c.column() + " to " + wanted);
                     }
                     if (to.isNullable() && field.isRequired()) {
                         update.makeColumnOptional(name);
@@ -255,7 +284,18 @@ public final class IcebergSchemaUpdates {
                 }
                 case DROPPED: {
                     Types.NestedField field = schema.findField(c.column());
-                    if (field != null) {
+                    if (field == null) {
+                        break;
+                    }
+                    if (change.isBestEffort() && laysOutTheTable(table, field)) {
+                        // Iceberg refuses to drop a partition or sort source column: keep it, NULL from here on.
+                        if (field.isRequired()) {
+                            update.makeColumnOptional(c.column());
+                            applied.add("made " + c.column() + " optional");
+                        }
+                        kept.add("column '" + c.column() + "' stays (it partitions or sorts the table), NULL in"
+                                + " rows from here on");
+                    } else {
                         update.deleteColumn(c.column());
                         applied.add("dropped " + c.column());
                     }
@@ -266,6 +306,20 @@ public final class IcebergSchemaUpdates {
             }
         }
         return applied;
+    }
+
+    /** Whether a column of this type holds every value of the other type as it is (int in long, ...). */
+    private static boolean holdsEvery(Type column, Type values) {
+        return column.isPrimitiveType()
+                && values.isPrimitiveType()
+                && TypeUtil.isPromotionAllowed(values, column.asPrimitiveType());
+    }
+
+    private static boolean laysOutTheTable(Table table, Types.NestedField field) {
+        return table.specs().values().stream()
+                        .flatMap(spec -> spec.fields().stream())
+                        .anyMatch(f -> f.sourceId() == field.fieldId())
+                || table.sortOrder().fields().stream().anyMatch(f -> f.sourceId() == field.fieldId());
     }
 
     private static boolean addedEarlier(SchemaChange change, String column) {

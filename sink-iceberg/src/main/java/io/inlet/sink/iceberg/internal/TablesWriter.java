@@ -145,6 +145,7 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
     private transient Counter writersClosedEarly;
     private transient Counter changesCoalesced;
     private transient Counter schemaChanges;
+    private transient Counter schemaChangesSkipped;
 
     /**
      * @param maxOpenWriters beyond it, the least recently used writer closes its files before the checkpoint
@@ -295,6 +296,7 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
         writersClosedEarly = getMetricGroup().counter("writersClosedEarly");
         changesCoalesced = getMetricGroup().counter("changesCoalesced");
         schemaChanges = getMetricGroup().counter("schemaChanges");
+        schemaChangesSkipped = getMetricGroup().counter("schemaChangesSkipped");
         getMetricGroup().gauge("openWriters", (Gauge<Integer>) () -> open.size());
         getMetricGroup().gauge("bufferedBytesEstimate", (Gauge<Long>) () -> buffered);
         for (Map.Entry<TableId, TableWrite> e : tables.entrySet()) {
@@ -389,10 +391,11 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
         }
         Table table = catalog.loadTable(TableIdentifier.parse(t.write.table));
         SourcePosition position = event.position();
-        IcebergSchemaUpdates.apply(
+        List<String> kept = IcebergSchemaUpdates.apply(
                 table,
                 event.schemaChange(),
                 position.kind() == SourcePosition.Kind.BINLOG ? position.order() : Long.MIN_VALUE);
+        schemaChangesSkipped.inc(kept.size());
         table.refresh();
         runtimes.put(id, runtime(t.write, table));
         schemaChanges.inc();

@@ -132,10 +132,11 @@ class TablesWriterSchemaChangeTest {
 
     private StreamRecord<ChangeEvent> schemaChange(
             TableDescriptor before, TableDescriptor after, Map<String, String> renames) {
-        return new StreamRecord<>(ChangeEvent.schemaChange(
-                SchemaChange.between(before, after, renames, "ALTER TABLE items ..."),
-                1L,
-                SourcePosition.binlog("b.1", binlog++, 0)));
+        return schemaChange(SchemaChange.between(before, after, renames, "ALTER TABLE items ..."));
+    }
+
+    private StreamRecord<ChangeEvent> schemaChange(SchemaChange change) {
+        return new StreamRecord<>(ChangeEvent.schemaChange(change, 1L, SourcePosition.binlog("b.1", binlog++, 0)));
     }
 
     /** The rows as {@code column=value, ...} in the table's column order, sorted, read with Iceberg's reader. */
@@ -423,5 +424,69 @@ class TablesWriterSchemaChangeTest {
                     .hasMessageContaining("Iceberg can only widen");
         }
         assertThat(itemsTable().schemas()).as("nothing applied").hasSize(1);
+    }
+
+    @Test
+    void tryEvolveKeepsAColumnThatHoldsTheNewValuesAndAPartitionColumnAndGoesOn() throws Exception {
+        catalog.dropTable(TableIdentifier.of("lake", "items"));
+        Schema schema = FlinkSchemaUtil.convert(V2.toResolvedSchema());
+        catalog.createTable(
+                TableIdentifier.of("lake", "items"),
+                schema,
+                PartitionSpec.builderFor(schema).identity("note").build(),
+                Map.of("format-version", "2", "write.format.default", "avro"));
+        // Narrowed in the source (BIGINT to INT, DECIMAL(12,2) to (10,2)), and the partition column dropped.
+        TableDescriptor narrowed = TableDescriptor.builder(ITEMS)
+                .column("id", DataTypes.INT().notNull())
+                .column("qty", DataTypes.INT())
+                .column("price", DataTypes.DECIMAL(10, 2))
+                .column("name", DataTypes.VARCHAR(200))
+                .primaryKey("id")
+                .schemaVersion(3)
+                .build();
+        SchemaChange change = SchemaChange.between(V2, narrowed, Map.of(), "ALTER TABLE items ...");
+        RowType target = FlinkSchemaUtil.convert(itemsTable().schema());
+        TablesWriter writer = new TablesWriter(
+                loader,
+                Map.of(
+                        ITEMS,
+                        new TablesWriter.TableWrite(
+                                "lake.items",
+                                new IcebergRowConverter(V2.toRowType(), target),
+                                target,
+                                List.of("id"),
+                                true,
+                                false,
+                                1)),
+                1000,
+                1L << 30);
+        try (OneInputStreamOperatorTestHarness<ChangeEvent, TableCommittable> w =
+                        new OneInputStreamOperatorTestHarness<>(writer, 1, 1, 0);
+                OneInputStreamOperatorTestHarness<TableCommittable, Void> c = committer(loader)) {
+            w.open();
+            c.open();
+            // Without try-evolve, Iceberg cannot follow: the job stops, the table stays.
+            assertThatThrownBy(() -> w.processElement(schemaChange(change)))
+                    .isInstanceOf(InletStopException.class)
+                    .hasMessageContaining("column 'qty' changed from BIGINT to INT");
+            assertThat(itemsTable().schemas()).hasSize(1);
+
+            w.processElement(row(V2, RowKind.INSERT, 1, "a", 5_000_000_000L, new BigDecimal("9999999999.99"), "one"));
+            w.processElement(schemaChange(change.withBestEffort(true)));
+            w.processElement(row(narrowed, RowKind.INSERT, 2, 7, new BigDecimal("99999999.99"), "two"));
+            w.prepareSnapshotPreBarrier(1L);
+            commit(c, w.extractOutputValues(), 1L);
+        }
+        Table table = itemsTable();
+        assertThat(table.schema().columns())
+                .extracting(f -> f.name() + ":" + f.type())
+                .containsExactly("id:int", "note:string", "qty:long", "price:decimal(12, 2)", "name:string");
+        assertThat(rows())
+                .containsExactly(
+                        "id=1, note=a, qty=5000000000, price=9999999999.99, name=one",
+                        "id=2, note=null, qty=7, price=99999999.99, name=two");
+        assertThat(table.properties())
+                .as("recorded as applied, so the other writers and a restore do not weigh it again")
+                .containsKey(IcebergSchemaUpdates.POSITION);
     }
 }

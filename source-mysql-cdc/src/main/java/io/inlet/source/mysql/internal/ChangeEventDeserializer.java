@@ -8,7 +8,7 @@ import io.inlet.core.event.RowKeys;
 import io.inlet.core.event.SchemaChange;
 import io.inlet.core.event.SourcePosition;
 import io.inlet.core.source.BadRecordAction;
-import io.inlet.core.source.SchemaChangeBehavior;
+import io.inlet.core.source.SchemaChangePolicy;
 import io.inlet.core.source.SchemaDifference;
 import io.inlet.core.source.TimePrecisionMode;
 import io.inlet.core.table.Column;
@@ -94,7 +94,7 @@ public final class ChangeEventDeserializer implements Serializable {
 
         final String snapshotFile;
         final long snapshotPosition;
-        final SchemaChangeBehavior schemaChanges;
+        final SchemaChangePolicy schemaChanges;
         final BadRecordAction badRecords;
         final TimePrecisionMode timeMode;
         final HashMap<String, Integer> timePrecisions;
@@ -104,7 +104,7 @@ public final class ChangeEventDeserializer implements Serializable {
                 @Nullable String excludeColumns,
                 String snapshotFile,
                 long snapshotPosition,
-                SchemaChangeBehavior schemaChanges,
+                SchemaChangePolicy schemaChanges,
                 BadRecordAction badRecords,
                 TimePrecisionMode timeMode,
                 Map<String, Integer> timePrecisions,
@@ -313,12 +313,13 @@ public final class ChangeEventDeserializer implements Serializable {
         }
         if (!c.reportedIgnored) {
             c.reportedIgnored = true;
-            if (settings.schemaChanges == SchemaChangeBehavior.LENIENT) {
+            if (settings.schemaChanges.sendsChanges()) {
                 LOG.info(
-                        "Rows of {} no longer have {}; 'schema-change.behavior' = 'lenient' keeps the columns,"
-                                + " NULL in these rows.",
+                        "Rows of {} differ from the lake's table: {}; 'schema-change.behavior' = '{}' keeps the"
+                                + " lake's columns the rows lack (NULL in these rows) and leaves out those it lacks.",
                         table.tableId(),
-                        c.differences);
+                        c.differences,
+                        settings.schemaChanges);
             } else {
                 LOG.warn(
                         "Table {} has columns the pipeline does not capture ({});"
@@ -377,7 +378,7 @@ public final class ChangeEventDeserializer implements Serializable {
             if (after == null) {
                 continue;
             }
-            if (settings.schemaChanges.follows()) {
+            if (settings.schemaChanges.sendsChanges()) {
                 evolve(table, after, ddl, source, position, out::collect);
                 continue;
             }
@@ -420,7 +421,7 @@ public final class ChangeEventDeserializer implements Serializable {
             Map<io.debezium.relational.TableId, TableChanges.TableChange> tables,
             @Nullable String file,
             long position) {
-        if (!settings.schemaChanges.follows() || tables.isEmpty()) {
+        if (!settings.schemaChanges.sendsChanges() || tables.isEmpty()) {
             return;
         }
         if (byId == null) {
@@ -451,13 +452,7 @@ public final class ChangeEventDeserializer implements Serializable {
             SourcePosition position,
             Consumer<ChangeEvent> out) {
         SchemaChange change = SchemaChanges.change(
-                table,
-                after,
-                ddl,
-                excluded,
-                settings.tinyInt1IsBoolean,
-                settings.timeMode,
-                settings.schemaChanges == SchemaChangeBehavior.LENIENT);
+                table, after, ddl, excluded, settings.tinyInt1IsBoolean, settings.timeMode, settings.schemaChanges);
         if (change == null) {
             return; // nothing the pipeline captures changed
         }

@@ -2,7 +2,10 @@ package io.inlet.source.mysql.internal;
 
 import io.inlet.annotation.Internal;
 import io.inlet.core.InletStopException;
+import io.inlet.core.event.ColumnChange;
 import io.inlet.core.event.SchemaChange;
+import io.inlet.core.source.SchemaChangeBehavior;
+import io.inlet.core.source.SchemaChangePolicy;
 import io.inlet.core.source.SchemaDifference;
 import io.inlet.core.source.TimePrecisionMode;
 import io.inlet.core.table.Column;
@@ -115,11 +118,37 @@ public final class SchemaChanges {
     }
 
     /**
+     * The change a DDL made to a captured table, for a pipeline that follows every schema change
+     * ({@code evolve}); see {@link #change(TableDescriptor, Document, String, Pattern, boolean,
+     * TimePrecisionMode, SchemaChangePolicy)}.
+     */
+    @Nullable
+    public static SchemaChange change(
+            TableDescriptor current,
+            Document after,
+            @Nullable String ddl,
+            @Nullable Pattern excluded,
+            boolean tinyInt1IsBoolean,
+            TimePrecisionMode timeMode) {
+        return change(
+                current,
+                after,
+                ddl,
+                excluded,
+                tinyInt1IsBoolean,
+                timeMode,
+                SchemaChangePolicy.of(SchemaChangeBehavior.EVOLVE));
+    }
+
+    /**
      * The change a DDL made to a captured table, for a pipeline that follows schema changes: the
      * table after the statement becomes the next version of {@code current} (columns left out with
      * {@code exclude-columns} stay out; partitioning, properties and the table comment stay), and the
-     * statement's renames are told apart from a drop and an add. Null when the statement changed
-     * nothing the pipeline captures (an index, a default, an excluded column).
+     * statement's renames are told apart from a drop and an add. The kinds of change the policy does
+     * not follow keep the lake's values: an added column is left out, a dropped column stays
+     * (nullable, NULL in the rows after), a renamed column stays under its old name and the new name
+     * is added. Null when the statement changed nothing the pipeline follows (an index, a default, an
+     * excluded column, a change of a kind the policy leaves alone).
      *
      * @param after the {@code table} document of the table change
      * @throws InletStopException naming the column and the fix when a column of the table now has a
@@ -132,27 +161,11 @@ public final class SchemaChanges {
             @Nullable String ddl,
             @Nullable Pattern excluded,
             boolean tinyInt1IsBoolean,
-            TimePrecisionMode timeMode) {
-        return change(current, after, ddl, excluded, tinyInt1IsBoolean, timeMode, false);
-    }
-
-    /**
-     * As {@link #change(TableDescriptor, Document, String, Pattern, boolean, TimePrecisionMode)}; {@code
-     * lenient} (the {@code lenient} behavior) only adds: a dropped column stays, nullable, and rows no longer
-     * fill it; a renamed column stays under its old name and the new name is a new column.
-     */
-    @Nullable
-    public static SchemaChange change(
-            TableDescriptor current,
-            Document after,
-            @Nullable String ddl,
-            @Nullable Pattern excluded,
-            boolean tinyInt1IsBoolean,
             TimePrecisionMode timeMode,
-            boolean lenient) {
+            SchemaChangePolicy policy) {
         TableId id = current.tableId();
         String where = " (" + (ddl == null ? "a schema change" : ddl.trim()) + ")";
-        List<Column> columns = new ArrayList<>();
+        List<Column> now = new ArrayList<>();
         Array array = after.getArray("columns");
         for (int i = 0; array != null && i < array.size(); i++) {
             Value v = array.get(i);
@@ -176,24 +189,47 @@ public final class SchemaChanges {
             if (comment == null) {
                 comment = current.column(name).flatMap(Column::comment).orElse(null);
             }
-            columns.add(Column.of(name, type).withComment(comment));
+            now.add(Column.of(name, type).withComment(comment));
         }
         List<String> key = new ArrayList<>();
         Array keyColumns = after.getArray("primaryKeyColumnNames");
         for (int i = 0; keyColumns != null && i < keyColumns.size(); i++) {
             String k = keyColumns.get(i).asString();
-            if (columns.stream().noneMatch(c -> c.name().equals(k))) {
+            if (now.stream().noneMatch(c -> c.name().equals(k))) {
                 throw new InletStopException("Table " + id + " changed in the source" + where + ": its primary key"
                         + " now has the column '" + k + "', which 'exclude-columns' leaves out. Keep it, and restart"
                         + " the job from its last checkpoint.");
             }
             key.add(k);
         }
-        if (lenient) {
-            for (Column old : current.columns()) {
-                if (columns.stream().noneMatch(c -> c.name().equals(old.name()))) {
-                    columns.add(old.isNullable() ? old : old.withType(old.type().nullable()));
-                }
+        // The statement's renames, as far as the columns confirm them.
+        Map<String, String> renamed = new LinkedHashMap<>();
+        renames(ddl).forEach((from, to) -> {
+            if (current.column(from).isPresent()
+                    && now.stream().anyMatch(c -> c.name().equals(to))
+                    && now.stream().noneMatch(c -> c.name().equals(from))) {
+                renamed.put(from, to);
+            }
+        });
+        boolean followsRenames = policy.follows(ColumnChange.Kind.RENAMED);
+        List<Column> columns = new ArrayList<>();
+        for (Column c : now) {
+            boolean isNew = current.column(c.name()).isEmpty();
+            boolean renameTarget = renamed.containsValue(c.name());
+            if (isNew && !(renameTarget && followsRenames) && !policy.follows(ColumnChange.Kind.ADDED)) {
+                continue; // an added column the lake does not follow: left out
+            }
+            columns.add(c);
+        }
+        for (Column old : current.columns()) {
+            if (columns.stream().anyMatch(c -> c.name().equals(old.name()))) {
+                continue;
+            }
+            boolean renamedAway = renamed.containsKey(old.name());
+            boolean keep = renamedAway ? !followsRenames : !policy.follows(ColumnChange.Kind.DROPPED);
+            if (keep) {
+                // Kept with the values it has in the lake; the rows after the change leave it NULL.
+                columns.add(old.isNullable() ? old : old.withType(old.type().nullable()));
             }
         }
         TableDescriptor next;
@@ -211,14 +247,15 @@ public final class SchemaChanges {
                     e);
         }
         Map<String, String> renames = new LinkedHashMap<>();
-        (lenient ? Map.<String, String>of() : renames(ddl)).forEach((from, to) -> {
-            if (current.column(from).isPresent()
-                    && next.column(to).isPresent()
-                    && next.column(from).isEmpty()) {
-                renames.put(from, to);
-            }
-        });
-        SchemaChange change = SchemaChange.between(current, next, renames, ddl == null ? null : ddl.trim());
+        if (followsRenames) {
+            renamed.forEach((from, to) -> {
+                if (next.column(to).isPresent() && next.column(from).isEmpty()) {
+                    renames.put(from, to);
+                }
+            });
+        }
+        SchemaChange change = SchemaChange.between(current, next, renames, ddl == null ? null : ddl.trim())
+                .withBestEffort(policy.bestEffort());
         return change.changes().isEmpty() && !change.primaryKeyChanged() ? null : change;
     }
 

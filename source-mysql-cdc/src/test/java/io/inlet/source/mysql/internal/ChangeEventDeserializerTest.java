@@ -5,6 +5,7 @@ import io.inlet.core.event.ChangeEvent;
 import io.inlet.core.event.SourcePosition;
 import io.inlet.core.source.BadRecordAction;
 import io.inlet.core.source.SchemaChangeBehavior;
+import io.inlet.core.source.SchemaChangePolicy;
 import io.inlet.core.source.TimePrecisionMode;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
@@ -106,7 +107,7 @@ class ChangeEventDeserializerTest {
                         null,
                         "mysql-bin.000007",
                         300,
-                        schemaChanges,
+                        SchemaChangePolicy.of(schemaChanges),
                         badRecords,
                         TimePrecisionMode.TIME,
                         Map.of(),
@@ -319,7 +320,7 @@ class ChangeEventDeserializerTest {
                 null,
                 "mysql-bin.000007",
                 300,
-                SchemaChangeBehavior.FAIL,
+                SchemaChangePolicy.of(SchemaChangeBehavior.FAIL),
                 BadRecordAction.FAIL,
                 TimePrecisionMode.TIME,
                 Map.of(),
@@ -342,7 +343,7 @@ class ChangeEventDeserializerTest {
                 null,
                 "mysql-bin.000007",
                 300,
-                SchemaChangeBehavior.FAIL,
+                SchemaChangePolicy.of(SchemaChangeBehavior.FAIL),
                 BadRecordAction.DEAD_LETTER,
                 TimePrecisionMode.TIME,
                 Map.of(),

@@ -3,6 +3,8 @@ package io.inlet.source.mysql.internal;
 import io.inlet.core.InletStopException;
 import io.inlet.core.event.ColumnChange;
 import io.inlet.core.event.SchemaChange;
+import io.inlet.core.source.SchemaChangeBehavior;
+import io.inlet.core.source.SchemaChangePolicy;
 import io.inlet.core.source.TimePrecisionMode;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
@@ -46,6 +48,8 @@ class SchemaChangesTest {
         return DocumentReader.defaultReader()
                 .read("{\"primaryKeyColumnNames\":[\"id\"],\"columns\":[" + String.join(",", columns) + "]}");
     }
+
+    private static final SchemaChangePolicy LENIENT = SchemaChangePolicy.of(SchemaChangeBehavior.LENIENT);
 
     private static SchemaChange change(String ddl, String... columns) throws Exception {
         return SchemaChanges.change(
@@ -118,7 +122,7 @@ class SchemaChangesTest {
                         null,
                         true,
                         TimePrecisionMode.MICROSECONDS,
-                        true))
+                        LENIENT))
                 .isNull();
         // A rename: the old name stays (no longer filled), the new one is a new column.
         SchemaChange renamed = SchemaChanges.change(
@@ -128,7 +132,7 @@ class SchemaChangesTest {
                 null,
                 true,
                 TimePrecisionMode.MICROSECONDS,
-                true);
+                LENIENT);
         assertThat(renamed.after().columnNames()).containsExactly("id", "qty", "label", "price", "secret", "name");
         assertThat(renamed.changes()).containsExactly(ColumnChange.added("label", new VarCharType(20), "qty"));
         // A NOT NULL column dropped stays, made nullable.
@@ -147,8 +151,53 @@ class SchemaChangesTest {
                 null,
                 true,
                 TimePrecisionMode.MICROSECONDS,
-                true);
+                LENIENT);
         assertThat(dropped.changes()).containsExactly(ColumnChange.retyped("qty", new IntType(false), new IntType()));
+    }
+
+    @Test
+    void excludedKindsKeepTheLakesValuesAndTryEvolveMarksTheChange() throws Exception {
+        String label = "{\"name\":\"label\",\"typeName\":\"VARCHAR\",\"length\":20,\"optional\":true}";
+        String note = "{\"name\":\"note\",\"typeName\":\"TEXT\",\"optional\":true}";
+        SchemaChangePolicy noAdds = SchemaChangePolicy.of(SchemaChangeBehavior.EVOLVE, null, "add.column");
+        // An added column the lake does not follow is left out: nothing changes.
+        assertThat(SchemaChanges.change(
+                        ITEMS,
+                        table(ID, QTY, NAME, PRICE, SECRET, note),
+                        "ALTER TABLE items ADD note TEXT",
+                        null,
+                        true,
+                        TimePrecisionMode.MICROSECONDS,
+                        noAdds))
+                .isNull();
+        // A rename is still followed without add.column: it adds no column.
+        SchemaChange renamed = SchemaChanges.change(
+                ITEMS,
+                table(ID, QTY, label, PRICE, SECRET),
+                "ALTER TABLE items RENAME COLUMN name TO label",
+                null,
+                true,
+                TimePrecisionMode.MICROSECONDS,
+                noAdds);
+        assertThat(renamed.changes()).containsExactly(ColumnChange.renamed("name", "label"));
+
+        // Renames not followed, drops followed: the old name stays with its values, a dropped column goes.
+        SchemaChangePolicy noRenames =
+                SchemaChangePolicy.of(SchemaChangeBehavior.TRY_EVOLVE, "column", "[rename.column]");
+        SchemaChange both = SchemaChanges.change(
+                ITEMS,
+                table(ID, QTY, label, PRICE),
+                "ALTER TABLE items RENAME COLUMN name TO label, DROP COLUMN secret",
+                null,
+                true,
+                TimePrecisionMode.MICROSECONDS,
+                noRenames);
+        assertThat(both.after().columnNames()).containsExactly("id", "qty", "label", "price", "name");
+        assertThat(both.changes())
+                .containsExactlyInAnyOrder(
+                        ColumnChange.dropped("secret"), ColumnChange.added("label", new VarCharType(20), "qty"));
+        assertThat(both.isBestEffort()).as("try-evolve").isTrue();
+        assertThat(renamed.isBestEffort()).isFalse();
     }
 
     @Test
