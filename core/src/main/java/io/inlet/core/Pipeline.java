@@ -607,7 +607,7 @@ public final class Pipeline {
                     }
                 }
                 try {
-                    sink.validate(tables);
+                    sink.validate(tables, source.followsSchemaChanges());
                 } catch (InletValidationException e) {
                     e.problems().forEach(p -> problems.add(label + ": " + p));
                 }
@@ -710,6 +710,7 @@ public final class Pipeline {
                 ChangeSink sink = sinks.get(i);
                 String prefix = sinkPrefixes.get(i);
                 boolean repeats = source.mayRepeatChanges();
+                boolean followed = source.followsSchemaChanges();
                 sink.addSink(stream, new SinkContext() {
                     @Override
                     public List<TableDescriptor> tables() {
@@ -724,6 +725,11 @@ public final class Pipeline {
                     @Override
                     public boolean changesMayRepeat() {
                         return repeats;
+                    }
+
+                    @Override
+                    public boolean schemaChangesFollowed() {
+                        return followed;
                     }
 
                     @Override

@@ -438,6 +438,68 @@ class SchemaEvolutionITCase {
         }
     }
 
+    @Test
+    void aSavepointFromBeforeTheChangesRestoresIntoTheRebuiltJob(
+            MariaDbServer mysql, @TempDir Path warehouse, @TempDir Path savepoints) throws Exception {
+        String db = mysql.createDatabase();
+        mysql.execute(
+                db,
+                "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, v INT NOT NULL, name VARCHAR(20))",
+                "INSERT INTO t VALUES (1, 10, 'one'), (2, 20, 'two'), (3, 30, 'three')");
+        Map<String, String> source = MySqlOptions.of(mysql, db, "t");
+        source.put("schema-change.behavior", "evolve");
+        TableIdentifier id = TableIdentifier.of(db, "t");
+        Map<String, LogicalType> columns = new LinkedHashMap<>();
+        columns.put("id", INT);
+        columns.put("v", INT);
+        columns.put("name", new VarCharType(20));
+        String savepoint;
+        JobClient first = pipeline(source, warehouse, new Configuration()).executeAsync();
+        try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse);
+                Connection c = mysql.connection(db)) {
+            awaitEqual(first, catalog, id, c, db, columns);
+            savepoint = Jobs.stopWithSavepoint(first, savepoints);
+        } finally {
+            Jobs.cancelIfRunning(first);
+        }
+
+        // While the job is stopped: changes before, between and after an ADD COLUMN and a RENAME COLUMN.
+        mysql.execute(
+                db,
+                "UPDATE t SET name = 'uno' WHERE id = 1",
+                "ALTER TABLE t ADD COLUMN note VARCHAR(50) NULL AFTER v",
+                "UPDATE t SET note = 'second', v = 21 WHERE id = 2",
+                "ALTER TABLE t RENAME COLUMN name TO label",
+                "UPDATE t SET v = 31 WHERE id = 3",
+                "INSERT INTO t VALUES (4, 40, 'fourth', 'four')");
+        columns = after(columns, "v", "note", NULLABLE_VARCHAR_50);
+        columns = renamed(columns, "name", "label");
+
+        // The job's main runs again: it is built with the table as it is now, and restores the savepoint.
+        Configuration restore = new Configuration();
+        restore.set(org.apache.flink.runtime.jobgraph.SavepointConfigOptions.SAVEPOINT_PATH, savepoint);
+        JobClient second = pipeline(source, warehouse, restore).executeAsync();
+        try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse);
+                Connection c = mysql.connection(db)) {
+            awaitEqual(second, catalog, id, c, db, columns);
+            mysql.execute(db, "ALTER TABLE t MODIFY v BIGINT NOT NULL", "UPDATE t SET v = 5000000000 WHERE id = 4");
+            columns.put("v", new BigIntType(false));
+            awaitEqual(second, catalog, id, c, db, columns);
+        } finally {
+            Jobs.cancelIfRunning(second);
+        }
+    }
+
+    private static Pipeline pipeline(Map<String, String> source, Path warehouse, Configuration conf) {
+        return Pipeline.builder()
+                .environment(Jobs.checkpointingEnvironment(conf, 2))
+                .source("mysql-cdc", source)
+                .sink(IcebergSink.builder()
+                        .warehouse(warehouse.toUri().toString())
+                        .build())
+                .build();
+    }
+
     /** The columns with one added after another. */
     private static Map<String, LogicalType> after(
             Map<String, LogicalType> columns, String previous, String name, LogicalType type) {

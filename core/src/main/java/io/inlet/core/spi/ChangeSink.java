@@ -58,6 +58,18 @@ public interface ChangeSink {
     default void validate(List<TableDescriptor> tables) {}
 
     /**
+     * Sink-specific checks of the tables it gets, knowing whether the source sends schema changes
+     * ({@link ChangeSource#followsSchemaChanges()}): an existing table of another shape may then be one
+     * the job's changes bring along (restored from a savepoint taken before them). The default checks
+     * as {@link #validate(List)}.
+     *
+     * @throws io.inlet.core.InletValidationException naming the table, the option and the fix
+     */
+    default void validate(List<TableDescriptor> tables, boolean schemaChangesFollowed) {
+        validate(tables);
+    }
+
+    /**
      * What the sink would do with each table, a line each, for a dry run: where it writes and how
      * (for example whether a table exists and its write mode). Reads only; creates nothing. The
      * default lists {@link #targetTables}.

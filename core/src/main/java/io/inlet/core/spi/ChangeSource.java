@@ -44,4 +44,13 @@ public interface ChangeSource {
     default boolean mayRepeatChanges() {
         return false;
     }
+
+    /**
+     * Whether the stream carries schema change events ({@code schema-change.behavior} = {@code
+     * evolve}, {@code try-evolve} or {@code lenient}): the tables' shapes may move on while the job
+     * runs, and a job restored from a savepoint replays the changes since.
+     */
+    default boolean followsSchemaChanges() {
+        return false;
+    }
 }

@@ -21,6 +21,11 @@ public interface SinkContext {
         return false;
     }
 
+    /** Whether the stream carries schema change events; see {@link ChangeSource#followsSchemaChanges()}. */
+    default boolean schemaChangesFollowed() {
+        return false;
+    }
+
     /**
      * The source's {@link SnapshotSignal}s, if it sends any: a sink that consumes them removes the
      * rows a new snapshot over its existing tables no longer finds. Every table of {@link #tables()}

@@ -10,6 +10,7 @@ import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
 import io.inlet.iceberg.IcebergCatalogConfig;
 import io.inlet.sink.iceberg.internal.IcebergRowConverter;
+import io.inlet.sink.iceberg.internal.IcebergSchemaUpdates;
 import io.inlet.sink.iceberg.internal.IcebergTables;
 import io.inlet.sink.iceberg.internal.SnapshotReconciler;
 import io.inlet.sink.iceberg.internal.TableCommittable;
@@ -147,6 +148,17 @@ public final class IcebergSink implements ChangeSink {
 
     @Override
     public void validate(List<TableDescriptor> tables) {
+        validate(tables, false);
+    }
+
+    /**
+     * As {@link #validate(List)}; when the source follows schema changes, an existing table whose
+     * columns differ from the rows' is no problem where the job can bring it along: columns it lacks are
+     * added when the job is built, columns only it has stay (a job restored from a savepoint taken
+     * before a change replays that change), types the rows widen are widened.
+     */
+    @Override
+    public void validate(List<TableDescriptor> tables, boolean schemaChangesFollowed) {
         List<String> problems = new ArrayList<>(catalog.problems());
         for (String key : partitionSpecs.keySet()) {
             if (tables.stream().noneMatch(t -> t.tableId().identifier().equals(key))) {
@@ -183,7 +195,8 @@ public final class IcebergSink implements ChangeSink {
                 TableIdentifier id = identifier(e.getKey().tableId());
                 if (c.tableExists(id)) {
                     Table table = c.loadTable(id);
-                    problems.addAll(IcebergTables.compatibility(table, e.getValue(), e.getKey()));
+                    problems.addAll(
+                            IcebergTables.compatibility(table, e.getValue(), e.getKey(), schemaChangesFollowed));
                     if (writeMode != WriteMode.CHANGELOG) {
                         String p = IcebergTables.upsertPartitionProblem(
                                 id.toString(),
@@ -256,6 +269,9 @@ public final class IcebergSink implements ChangeSink {
                 Table table;
                 if (c.tableExists(id)) {
                     table = c.loadTable(id);
+                    if (context.schemaChangesFollowed() && IcebergSchemaUpdates.union(table, t)) {
+                        table.refresh();
+                    }
                 } else {
                     table = create(c, t, id);
                     created = true;
@@ -268,7 +284,9 @@ public final class IcebergSink implements ChangeSink {
                         t.tableId(),
                         new TablesWriter.TableWrite(
                                 id.toString(),
-                                new IcebergRowConverter(t.toRowType(), target),
+                                names(table.schema()).equals(t.columnNames())
+                                        ? new IcebergRowConverter(t.toRowType(), target)
+                                        : IcebergRowConverter.byName(t.toRowType(), target),
                                 target,
                                 t.primaryKey(),
                                 up,
@@ -315,6 +333,12 @@ public final class IcebergSink implements ChangeSink {
                             .uid(context.uid("snapshot-reconciler"))
                             .setParallelism(1));
         }
+    }
+
+    private static List<String> names(Schema schema) {
+        List<String> out = new ArrayList<>();
+        schema.columns().forEach(f -> out.add(f.name()));
+        return out;
     }
 
     private Table create(Catalog c, TableDescriptor t, TableIdentifier id) {

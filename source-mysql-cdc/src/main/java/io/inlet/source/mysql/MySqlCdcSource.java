@@ -396,6 +396,12 @@ public final class MySqlCdcSource implements ChangeSource {
                 || startupMode == StartupMode.SPECIFIC_OFFSET;
     }
 
+    /** Whether {@code schema-change.behavior} follows schema changes (evolve, try-evolve, lenient). */
+    @Override
+    public boolean followsSchemaChanges() {
+        return schemaChangePolicy.sendsChanges();
+    }
+
     /** Never shows the password. */
     @Override
     public String toString() {

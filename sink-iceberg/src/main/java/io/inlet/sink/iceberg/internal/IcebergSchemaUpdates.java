@@ -5,6 +5,7 @@ import io.inlet.core.InletStopException;
 import io.inlet.core.event.ColumnChange;
 import io.inlet.core.event.SchemaChange;
 import io.inlet.core.table.Column;
+import io.inlet.core.table.TableDescriptor;
 
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.iceberg.Schema;
@@ -306,6 +307,82 @@ public final class IcebergSchemaUpdates {
             }
         }
         return applied;
+    }
+
+    /**
+     * Whether a column of type {@code column} can take values of type {@code values}: the same type, one
+     * that holds every value, or one Iceberg can widen to it.
+     */
+    public static boolean canTake(Type column, Type values) {
+        return column.equals(values)
+                || holdsEvery(column, values)
+                || (column.isPrimitiveType()
+                        && values.isPrimitiveType()
+                        && TypeUtil.isPromotionAllowed(column, values.asPrimitiveType()));
+    }
+
+    /**
+     * Brings an existing table along to the rows a job is built with, when the job follows schema
+     * changes: columns the table lacks are added (optional, after the column they follow in the rows),
+     * types the rows widen are widened, columns the rows have as nullable are made optional. Columns only
+     * the table has stay: a job restored from a savepoint taken before a change replays that change, and
+     * its rows from before it fill them. Once per table, whichever process builds the job first.
+     *
+     * @return whether the table changed
+     */
+    public static boolean union(Table table, TableDescriptor rows) {
+        for (int attempt = 1; ; attempt++) {
+            table.refresh();
+            Schema schema = table.schema();
+            UpdateSchema update = table.updateSchema();
+            List<String> applied = new ArrayList<>();
+            String previous = null;
+            for (Column c : rows.columns()) {
+                Type wanted = FlinkSchemaUtil.convert(c.type().getLogicalType());
+                Types.NestedField have = schema.findField(c.name());
+                if (have == null) {
+                    update.addColumn(c.name(), wanted, c.comment().orElse(null));
+                    if (previous == null) {
+                        update.moveFirst(c.name());
+                    } else {
+                        update.moveAfter(c.name(), previous);
+                    }
+                    applied.add("added " + c.name() + " " + wanted);
+                } else {
+                    if (!have.type().equals(wanted)
+                            && have.type().isPrimitiveType()
+                            && wanted.isPrimitiveType()
+                            && TypeUtil.isPromotionAllowed(have.type(), wanted.asPrimitiveType())) {
+                        update.updateColumn(c.name(), wanted.asPrimitiveType());
+                        applied.add("widened " + c.name() + " to " + wanted);
+                    }
+                    if (have.isRequired() && c.isNullable()) {
+                        update.makeColumnOptional(c.name());
+                        applied.add("made " + c.name() + " optional");
+                    }
+                }
+                previous = c.name();
+            }
+            if (applied.isEmpty()) {
+                return false;
+            }
+            try {
+                update.commit();
+                LOG.info(
+                        "Iceberg table {}: brought along to the rows of {} (the job follows schema changes): {}.",
+                        table.name(),
+                        rows.tableId(),
+                        String.join(", ", applied));
+                return true;
+            } catch (CommitFailedException e) {
+                if (attempt >= ATTEMPTS) {
+                    throw new IllegalStateException(
+                            "Iceberg table " + table.name() + ": bringing it along to " + rows.tableId() + " failed "
+                                    + ATTEMPTS + " times against concurrent commits.",
+                            e);
+                }
+            }
+        }
     }
 
     /** Whether a column of this type holds every value of the other type as it is (int in long, ...). */

@@ -11,6 +11,7 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.apache.iceberg.types.TypeUtil;
+import org.apache.iceberg.types.Types;
 
 import javax.annotation.Nullable;
 
@@ -169,6 +170,16 @@ public final class IcebergTables {
 
     /** Problems that keep the existing table from taking the descriptor's rows; empty when none. */
     public static List<String> compatibility(Table table, Schema wanted, TableDescriptor t) {
+        return compatibility(table, wanted, t, false);
+    }
+
+    /**
+     * As {@link #compatibility(Table, Schema, TableDescriptor)}; {@code schemaChangesFollowed}: the job
+     * brings the table along ({@link IcebergSchemaUpdates#union}), so only a column whose type neither
+     * holds the rows' values nor can be widened to, and the identifier fields, are problems.
+     */
+    public static List<String> compatibility(
+            Table table, Schema wanted, TableDescriptor t, boolean schemaChangesFollowed) {
         List<String> problems = new ArrayList<>();
         String name = table.name();
         List<String> tableColumns = names(table.schema());
@@ -177,7 +188,16 @@ public final class IcebergTables {
         missing.removeAll(tableColumns);
         List<String> extra = new ArrayList<>(tableColumns);
         extra.removeAll(rowColumns);
-        if (!missing.isEmpty() || !extra.isEmpty()) {
+        if (schemaChangesFollowed) {
+            for (Types.NestedField w : wanted.columns()) {
+                Types.NestedField have = table.schema().findField(w.name());
+                if (have != null && !IcebergSchemaUpdates.canTake(have.type(), w.type())) {
+                    problems.add("The existing Iceberg table " + name + " has the column " + w.name() + " as "
+                            + have.type() + ", which cannot take the " + w.type() + " values of " + t.tableId()
+                            + " nor be widened to it. Align the table (ALTER TABLE) or write to another table.");
+                }
+            }
+        } else if (!missing.isEmpty() || !extra.isEmpty()) {
             problems.add("The existing Iceberg table " + name + " has the columns " + tableColumns + ", the rows of "
                     + t.tableId()
                     + " have " + rowColumns + (missing.isEmpty() ? "" : "; missing in the table: " + missing)

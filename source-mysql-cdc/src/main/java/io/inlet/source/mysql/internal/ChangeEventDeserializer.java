@@ -340,9 +340,14 @@ public final class ChangeEventDeserializer implements Serializable {
         if (source != null && source.schema().field("file") != null && source.getString("file") != null) {
             position = SourcePosition.binlog(source.getString("file"), source.getInt64("pos"), 0);
         }
-        if (position.kind() == SourcePosition.Kind.BINLOG && !current(position)) {
+        if (position.kind() == SourcePosition.Kind.BINLOG
+                && !current(position)
+                && !settings.schemaChanges.sendsChanges()) {
             return; // a DDL from before the schemas were read: they already reflect it
         }
+        // Following changes, a DDL from before the schemas were read is followed too: the tables are then
+        // as Debezium knows them at that point of the binlog (a split restored from a savepoint taken before
+        // the DDL), and a DDL that the current version already reflects changes nothing.
         Document history;
         try {
             history = DocumentReader.defaultReader().read(value.getString("historyRecord"));
