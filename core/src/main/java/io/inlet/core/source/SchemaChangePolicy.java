@@ -3,6 +3,9 @@ package io.inlet.core.source;
 import io.inlet.annotation.PublicEvolving;
 import io.inlet.core.InletValidationException;
 import io.inlet.core.event.ColumnChange;
+import io.inlet.core.event.SchemaChange;
+import io.inlet.core.table.Column;
+import io.inlet.core.table.TableDescriptor;
 
 import javax.annotation.Nullable;
 
@@ -175,6 +178,74 @@ public final class SchemaChangePolicy implements Serializable {
      */
     public boolean bestEffort() {
         return behavior == SchemaChangeBehavior.TRY_EVOLVE;
+    }
+
+    /**
+     * The change that takes a table to the columns its source has now, as far as this policy follows:
+     * the next version of {@code current} (partitioning, properties and comment stay) with the columns
+     * of {@code now} in their order, except an added column the policy leaves out; a column of {@code
+     * current} that {@code now} lacks stays (made nullable) when the policy does not follow its drop or
+     * rename. Null when nothing the lake follows changed.
+     *
+     * @param now the source's columns now, in its order
+     * @param primaryKey the source's primary key now
+     * @param renames renames the source reported (old name to new), as far as the columns confirm them;
+     *     without them a rename is a drop and an add
+     * @param statement the source's statement, for messages
+     * @throws IllegalArgumentException when the result is no valid table (no column left, a key or
+     *     partition column missing)
+     */
+    @Nullable
+    public SchemaChange follow(
+            TableDescriptor current,
+            List<Column> now,
+            List<String> primaryKey,
+            Map<String, String> renames,
+            @Nullable String statement) {
+        Map<String, String> renamed = new LinkedHashMap<>();
+        renames.forEach((from, to) -> {
+            if (current.column(from).isPresent()
+                    && now.stream().anyMatch(c -> c.name().equals(to))
+                    && now.stream().noneMatch(c -> c.name().equals(from))) {
+                renamed.put(from, to);
+            }
+        });
+        boolean followsRenames = follows(ColumnChange.Kind.RENAMED);
+        List<Column> columns = new ArrayList<>();
+        for (Column c : now) {
+            boolean isNew = current.column(c.name()).isEmpty();
+            boolean renameTarget = renamed.containsValue(c.name());
+            if (isNew && !(renameTarget && followsRenames) && !follows(ColumnChange.Kind.ADDED)) {
+                continue; // an added column the lake does not follow: left out
+            }
+            columns.add(c);
+        }
+        for (Column old : current.columns()) {
+            if (columns.stream().anyMatch(c -> c.name().equals(old.name()))) {
+                continue;
+            }
+            boolean keep = renamed.containsKey(old.name()) ? !followsRenames : !follows(ColumnChange.Kind.DROPPED);
+            if (keep) {
+                // Kept with the values it has in the lake; the rows after the change leave it NULL.
+                columns.add(old.isNullable() ? old : old.withType(old.type().nullable()));
+            }
+        }
+        TableDescriptor next = current.toBuilder()
+                .columns(columns)
+                .primaryKey(primaryKey)
+                .schemaVersion(current.schemaVersion() + 1)
+                .build();
+        Map<String, String> followedRenames = new LinkedHashMap<>();
+        if (followsRenames) {
+            renamed.forEach((from, to) -> {
+                if (next.column(to).isPresent() && next.column(from).isEmpty()) {
+                    followedRenames.put(from, to);
+                }
+            });
+        }
+        SchemaChange change =
+                SchemaChange.between(current, next, followedRenames, statement).withBestEffort(bestEffort());
+        return change.changes().isEmpty() && !change.primaryKeyChanged() ? null : change;
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.inlet.source.kafka;
 
 import io.inlet.annotation.PublicEvolving;
+import io.inlet.core.source.SchemaChangePolicy;
 
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
@@ -168,7 +169,26 @@ public final class DebeziumKafkaOptions {
                     + " columns differ from the table's, does: 'fail' stops the job once, naming"
                     + " table, column, change and"
                     + " schema id; 'ignore-added-columns' leaves added nullable columns out (logged, counted in"
-                    + " numSchemaChangesIgnored) and stops on every other change.");
+                    + " numSchemaChangesIgnored) and stops on every other change; 'evolve' follows the new"
+                    + " writer schema while the job runs (the table's next version goes downstream ahead of its"
+                    + " rows; without a DDL a rename is a drop and an add); 'try-evolve' as 'evolve', the sink"
+                    + " going on without what it cannot apply where that stays correct; 'lenient' only adds.");
+
+    public static final ConfigOption<String> INCLUDE_SCHEMA_CHANGES = ConfigOptions.key(
+                    SchemaChangePolicy.INCLUDE_OPTION)
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Under 'evolve' or 'try-evolve': the kinds of column change the lake follows,"
+                    + " comma-separated: add.column, drop.column, alter.column.type, or column for all (the"
+                    + " default).");
+
+    public static final ConfigOption<String> EXCLUDE_SCHEMA_CHANGES = ConfigOptions.key(
+                    SchemaChangePolicy.EXCLUDE_OPTION)
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Under 'evolve' or 'try-evolve': the kinds of column change the lake does not follow."
+                    + " An added column is then left out; a dropped column stays in the lake with its values."
+                    + " alter.column.type cannot be left out.");
 
     /** Prefix of Kafka client properties passed through, e.g. 'properties.security.protocol'. */
     public static final String PROPERTIES_PREFIX = "properties.";

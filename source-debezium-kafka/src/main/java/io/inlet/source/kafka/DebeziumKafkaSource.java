@@ -4,6 +4,7 @@ import io.inlet.annotation.PublicEvolving;
 import io.inlet.core.InletValidationException;
 import io.inlet.core.event.ChangeEvent;
 import io.inlet.core.source.SchemaChangeBehavior;
+import io.inlet.core.source.SchemaChangePolicy;
 import io.inlet.core.source.TimePrecisionMode;
 import io.inlet.core.spi.ChangeSource;
 import io.inlet.core.spi.SourceContext;
@@ -118,7 +119,7 @@ public final class DebeziumKafkaSource implements ChangeSource {
     private final String excludeColumns;
 
     private final TimePrecisionMode timePrecisionMode;
-    private final SchemaChangeBehavior schemaChangeBehavior;
+    private final SchemaChangePolicy schemaChangePolicy;
 
     private transient Map<String, TableDescriptor> tablesByTopic;
     private transient Map<String, Long> buildOffsets;
@@ -141,7 +142,7 @@ public final class DebeziumKafkaSource implements ChangeSource {
         this.deadLetterTopic = "dead-letter".equals(b.badRecordAction) ? b.deadLetterTopic : null;
         this.excludeColumns = b.excludeColumns;
         this.timePrecisionMode = b.timePrecisionMode;
-        this.schemaChangeBehavior = b.schemaChangeBehavior;
+        this.schemaChangePolicy = b.schemaChangePolicy;
     }
 
     public static Builder builder() {
@@ -352,7 +353,7 @@ public final class DebeziumKafkaSource implements ChangeSource {
                                 registry,
                                 byTopic,
                                 new DebeziumRecordDecoder.Settings(
-                                        buildOffsets, excludeColumns, timePrecisionMode, schemaChangeBehavior),
+                                        buildOffsets, excludeColumns, timePrecisionMode, schemaChangePolicy),
                                 dlq),
                         context.typeInfo())
                 .name("Debezium Avro decoder")
@@ -419,6 +420,12 @@ public final class DebeziumKafkaSource implements ChangeSource {
     @Override
     public boolean mayRepeatChanges() {
         return true;
+    }
+
+    /** Whether {@code schema-change.behavior} follows schema changes (evolve, try-evolve, lenient). */
+    @Override
+    public boolean followsSchemaChanges() {
+        return schemaChangePolicy.sendsChanges();
     }
 
     @Override
@@ -488,6 +495,9 @@ public final class DebeziumKafkaSource implements ChangeSource {
 
         private TimePrecisionMode timePrecisionMode = TimePrecisionMode.TIME;
         private SchemaChangeBehavior schemaChangeBehavior = SchemaChangeBehavior.FAIL;
+        private String includeSchemaChanges;
+        private String excludeSchemaChanges;
+        private SchemaChangePolicy schemaChangePolicy;
 
         private Builder() {}
 
@@ -511,6 +521,21 @@ public final class DebeziumKafkaSource implements ChangeSource {
          */
         public Builder schemaChangeBehavior(SchemaChangeBehavior behavior) {
             this.schemaChangeBehavior = Objects.requireNonNull(behavior);
+            return this;
+        }
+
+        /**
+         * Under {@code evolve} or {@code try-evolve}: the kinds of column change the lake follows,
+         * comma-separated Flink CDC tags; default all. See {@link SchemaChangePolicy}.
+         */
+        public Builder includeSchemaChanges(String tags) {
+            this.includeSchemaChanges = tags;
+            return this;
+        }
+
+        /** Under {@code evolve} or {@code try-evolve}: the kinds of column change the lake does not follow. */
+        public Builder excludeSchemaChanges(String tags) {
+            this.excludeSchemaChanges = tags;
             return this;
         }
 
@@ -638,9 +663,11 @@ public final class DebeziumKafkaSource implements ChangeSource {
                 checkRegex(problems, "topic-pattern", topicPattern);
             }
             checkRegex(problems, "table-id.pattern", tableIdPattern);
-            if (schemaChangeBehavior.follows()) {
-                problems.add("'schema-change.behavior' = '" + schemaChangeBehavior + "' is not supported by the"
-                        + " Kafka source yet (the MySQL source has it); use 'fail' or 'ignore-added-columns'.");
+            try {
+                schemaChangePolicy =
+                        SchemaChangePolicy.of(schemaChangeBehavior, includeSchemaChanges, excludeSchemaChanges);
+            } catch (InletValidationException e) {
+                problems.addAll(e.problems());
             }
             if (excludeColumns != null) {
                 checkRegex(problems, "exclude-columns", excludeColumns);

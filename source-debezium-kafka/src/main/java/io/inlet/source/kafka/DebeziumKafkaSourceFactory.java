@@ -55,7 +55,9 @@ public final class DebeziumKafkaSourceFactory implements ChangeSourceFactory {
                 DEAD_LETTER_TOPIC,
                 EXCLUDE_COLUMNS,
                 TIME_PRECISION_MODE,
-                SCHEMA_CHANGE_BEHAVIOR);
+                SCHEMA_CHANGE_BEHAVIOR,
+                INCLUDE_SCHEMA_CHANGES,
+                EXCLUDE_SCHEMA_CHANGES);
     }
 
     @Override
@@ -76,6 +78,8 @@ public final class DebeziumKafkaSourceFactory implements ChangeSourceFactory {
                 .tableId(o.get(TABLE_ID_PATTERN), o.get(TABLE_ID_REPLACEMENT));
         o.getOptional(TOPIC).ifPresent(t -> b.topics(t.split("\\s*;\\s*")));
         o.getOptional(TOPIC_PATTERN).ifPresent(b::topicPattern);
+        o.getOptional(INCLUDE_SCHEMA_CHANGES).ifPresent(b::includeSchemaChanges);
+        o.getOptional(EXCLUDE_SCHEMA_CHANGES).ifPresent(b::excludeSchemaChanges);
         o.getOptional(GROUP_ID).ifPresent(b::groupId);
         o.getOptional(SCAN_STARTUP_TIMESTAMP_MILLIS).ifPresent(b::startupTimestamp);
         o.getOptional(SCAN_STARTUP_SPECIFIC_OFFSETS).ifPresent(b::startupSpecificOffsets);

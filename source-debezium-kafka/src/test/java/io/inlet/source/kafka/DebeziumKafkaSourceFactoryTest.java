@@ -57,5 +57,13 @@ class DebeziumKafkaSourceFactoryTest {
         noGroup.remove("properties.group.id");
         assertThatThrownBy(() -> FactoryDiscovery.createSource("debezium-kafka", noGroup))
                 .hasMessageContaining("'group-offsets' needs 'properties.group.id'");
+        Map<String, String> policy = options();
+        policy.put("schema-change.behavior", "lenient");
+        policy.put("exclude.schema.changes", "add.column");
+        assertThatThrownBy(() -> FactoryDiscovery.createSource("debezium-kafka", policy))
+                .hasMessageContaining("'schema-change.behavior' = 'lenient' follows none but its own");
+        policy.put("schema-change.behavior", "evolve");
+        assertThat(FactoryDiscovery.createSource("debezium-kafka", policy).followsSchemaChanges())
+                .isTrue();
     }
 }

@@ -50,8 +50,17 @@ public final class TableKeySelector implements KeySelector<ChangeEvent, Integer>
 
     /** How one table's rows are routed. */
     private static final class Route {
-        /** Routes of the table's rows of versions born while the job runs, by version. */
-        final Map<Integer, Route> versions = new HashMap<>();
+        /**
+         * Routes of the table's rows of versions born while the job runs, by row type: version numbers are
+         * each source reader's own (Kafka partitions read by several readers meet a change at different
+         * points), row types are the same everywhere.
+         */
+        final Map<RowType, Route> versions = new HashMap<>();
+
+        /** The last row type met and its route: rows of one type come in runs (RowType hashes deeply). */
+        RowType lastType;
+
+        Route lastRoute;
 
         final String identifier;
         final int tableHash;
@@ -125,9 +134,13 @@ public final class TableKeySelector implements KeySelector<ChangeEvent, Integer>
         }
         if (event.rowType().isPresent()) {
             Route declared = route;
-            route = declared.versions.computeIfAbsent(
-                    event.schemaVersion(),
-                    v -> versionRoute(declared, event.tableId(), event.rowType().get()));
+            RowType type = event.rowType().get();
+            if (type != declared.lastType) {
+                declared.lastRoute =
+                        declared.versions.computeIfAbsent(type, t -> versionRoute(declared, event.tableId(), t));
+                declared.lastType = type;
+            }
+            route = declared.lastRoute;
         }
         if (route.key == null) {
             route.partition.partition(route.wrapper.wrap(route.converter.convert(event.row())));

@@ -2,10 +2,13 @@ package io.inlet.source.kafka.internal;
 
 import io.inlet.annotation.Internal;
 import io.inlet.core.InletStopException;
+import io.inlet.core.InletValidationException;
 import io.inlet.core.event.ChangeEvent;
 import io.inlet.core.event.RowKeys;
+import io.inlet.core.event.SchemaChange;
 import io.inlet.core.event.SourcePosition;
 import io.inlet.core.source.SchemaChangeBehavior;
+import io.inlet.core.source.SchemaChangePolicy;
 import io.inlet.core.source.SchemaDifference;
 import io.inlet.core.source.TimePrecisionMode;
 import io.inlet.core.table.TableDescriptor;
@@ -15,6 +18,7 @@ import org.apache.avro.Schema;
 import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.DecoderFactory;
 import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.Collector;
 import org.slf4j.Logger;
@@ -71,7 +75,7 @@ public final class DebeziumRecordDecoder {
         final String excludeColumns;
 
         final TimePrecisionMode timeMode;
-        final SchemaChangeBehavior schemaChanges;
+        final SchemaChangePolicy schemaChanges;
 
         /**
          * @param buildOffsets per {@code topic:partition}, its end offset when the pipeline was built
@@ -81,7 +85,7 @@ public final class DebeziumRecordDecoder {
                 @Nullable Map<String, Long> buildOffsets,
                 @Nullable String excludeColumns,
                 TimePrecisionMode timeMode,
-                SchemaChangeBehavior schemaChanges) {
+                SchemaChangePolicy schemaChanges) {
             this.buildOffsets = buildOffsets == null ? null : new HashMap<>(buildOffsets);
             this.excludeColumns = excludeColumns;
             this.timeMode = timeMode;
@@ -90,7 +94,7 @@ public final class DebeziumRecordDecoder {
 
         /** Every record as one written before the pipeline was built (tests and benchmarks of decoding alone). */
         public static Settings lenient() {
-            return new Settings(null, null, TimePrecisionMode.TIME, SchemaChangeBehavior.FAIL);
+            return new Settings(null, null, TimePrecisionMode.TIME, SchemaChangePolicy.of(SchemaChangeBehavior.FAIL));
         }
     }
 
@@ -100,6 +104,9 @@ public final class DebeziumRecordDecoder {
     private final Pattern excluded;
     private final Map<String, Map<Integer, Plan>> decoders = new HashMap<>();
     private final Map<TableId, RowKeys> keys = new HashMap<>();
+    /** Per topic, under a policy that follows schema changes: the table's version now. */
+    private final Map<String, Followed> followed = new HashMap<>();
+
     private final EnvelopeDecoder.Envelope envelope = new EnvelopeDecoder.Envelope();
     private BinaryDecoder decoder;
     private long schemaChanges;
@@ -161,24 +168,47 @@ public final class DebeziumRecordDecoder {
                     null);
         }
         int id = ((v[1] & 0xFF) << 24) | ((v[2] & 0xFF) << 16) | ((v[3] & 0xFF) << 8) | (v[4] & 0xFF);
-        EnvelopeDecoder plan = decoderFor(raw, id, table);
-        decoder = DecoderFactory.get().binaryDecoder(v, 5, v.length - 5, decoder);
-        try {
-            plan.decode(decoder, envelope);
-            if (!decoder.isEnd()) {
-                throw new BadRecord("bytes are left after the Avro record of schema id " + id, null);
+        TableDescriptor built = table;
+        Followed f = settings.schemaChanges.sendsChanges()
+                ? followed.computeIfAbsent(raw.topic, t -> new Followed(built))
+                : null;
+        if (f != null) {
+            table = f.current;
+            Plan plan = planFor(raw, id, table);
+            if (!plan.differences.isEmpty() && !plan.judged && current(raw)) {
+                // The writer schema's rows differ from the version now: a change to follow, unless the record
+                // is older than the change that made the version now (another partition, read later).
+                long order = Long.MIN_VALUE;
+                if (plan.decoder != null) {
+                    read(plan.decoder, raw, id);
+                    order = logOrder();
+                }
+                boolean stale = order != Long.MIN_VALUE && f.changeOrder != Long.MIN_VALUE
+                        ? order < f.changeOrder
+                        : id < f.schemaId;
+                if (!stale) {
+                    plan.judged = true;
+                    SchemaChange change = follow(raw, id, f, plan);
+                    if (change != null) {
+                        out.collect(ChangeEvent.schemaChange(change, raw.timestamp, changePosition(raw, order)));
+                        f.moveTo(change.after(), id, order);
+                        keys.put(table.tableId(), RowKeys.of(f.current));
+                        decoders.remove(raw.topic); // the plans read into the earlier version
+                        table = f.current;
+                    }
+                }
             }
-        } catch (IOException e) {
-            throw new BadRecord("the Avro body does not match schema id " + id + " (" + e + ")", e);
-        } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
-            throw new BadRecord("a value cannot be read: " + e.getMessage(), e);
         }
+        read(decoderFor(raw, id, table), raw, id);
         if (envelope.empty) {
             return Outcome.TOMBSTONE; // an Avro null in place of the envelope: no change, like a tombstone
         }
         long ts = envelope.sourceTimestamp > 0 ? envelope.sourceTimestamp : raw.timestamp;
         SourcePosition position = position(raw);
         int version = table.schemaVersion();
+        if (f != null && f.runtimeType != null) {
+            out = new TypedRows(out, f.runtimeType);
+        }
         switch (envelope.op) {
             case 'c':
             case 'r':
@@ -211,6 +241,90 @@ public final class DebeziumRecordDecoder {
                         null);
         }
         return Outcome.DECODED;
+    }
+
+    /** Decodes the record's body with the plan into {@link #envelope}. */
+    private void read(EnvelopeDecoder plan, KafkaRawRecord raw, int id) throws BadRecord {
+        byte[] v = raw.value;
+        decoder = DecoderFactory.get().binaryDecoder(v, 5, v.length - 5, decoder);
+        try {
+            plan.decode(decoder, envelope);
+            if (!decoder.isEnd()) {
+                throw new BadRecord("bytes are left after the Avro record of schema id " + id, null);
+            }
+        } catch (IOException e) {
+            throw new BadRecord("the Avro body does not match schema id " + id + " (" + e + ")", e);
+        } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
+            throw new BadRecord("a value cannot be read: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The change's place in the database's log (MySQL binlog order, PostgreSQL LSN) as the Debezium
+     * source block says it, or {@link Long#MIN_VALUE}: one order across all partitions of a topic.
+     */
+    private long logOrder() {
+        EnvelopeDecoder.Envelope e = envelope;
+        if (e.empty) {
+            return Long.MIN_VALUE;
+        }
+        if (e.sourceFile != null && !e.sourceFile.isEmpty() && e.sourcePosition >= 0) {
+            return SourcePosition.binlogOrder(e.sourceFile, e.sourcePosition, e.sourceRow);
+        }
+        return e.sourceLsn > 0 ? e.sourceLsn : Long.MIN_VALUE;
+    }
+
+    /**
+     * Where a schema change followed from Kafka is: the binlog position of the first record of the new
+     * shape where the record says it, so that sinks order the changes that every reader of the topic's
+     * partitions meets on its own (the Iceberg sink applies each once, and none after a later one); the
+     * Kafka record otherwise.
+     */
+    private SourcePosition changePosition(KafkaRawRecord raw, long order) {
+        EnvelopeDecoder.Envelope e = envelope;
+        if (order != Long.MIN_VALUE && e.sourceFile != null && !e.sourceFile.isEmpty()) {
+            return SourcePosition.binlog(e.sourceFile, e.sourcePosition, e.sourceRow);
+        }
+        return SourcePosition.kafka(raw.topic, raw.partition, raw.offset);
+    }
+
+    /**
+     * The change from the version now to the writer schema's columns, as far as the policy follows
+     * (the key stays; without a DDL a rename is a drop and an add). Null when nothing followed changed.
+     *
+     * @throws InletStopException naming the column when the writer schema has one Inlet cannot map, or
+     *     the shape is no table
+     */
+    @Nullable
+    private SchemaChange follow(KafkaRawRecord raw, int id, Followed f, Plan plan) throws IOException {
+        TableDescriptor now;
+        try {
+            now = EnvelopeSchemas.describe(
+                    f.current.tableId(), raw.topic, client.schemaById(id), null, excluded, settings.timeMode);
+        } catch (InletValidationException e) {
+            throw new InletStopException("Table " + f.current.tableId() + " changed in the source (topic " + raw.topic
+                    + ", schema id " + id + ", at " + raw.where() + ") into a shape Inlet cannot read: "
+                    + String.join(" ", e.problems()) + " Leave the column out with 'exclude-columns' and restart"
+                    + " the job from its last checkpoint.");
+        }
+        try {
+            SchemaChange change =
+                    settings.schemaChanges.follow(f.current, now.columns(), f.current.primaryKey(), Map.of(), null);
+            LOG.info(
+                    "Table {} changed in the source (topic {}, schema id {}, at {}): {}; following it as"
+                            + " version {}.",
+                    f.current.tableId(),
+                    raw.topic,
+                    id,
+                    raw.where(),
+                    change == null ? plan.differences + " (nothing the lake follows)" : change.changes(),
+                    change == null ? f.current.schemaVersion() : change.newVersion());
+            return change;
+        } catch (IllegalArgumentException e) {
+            throw new InletStopException("Table " + f.current.tableId() + " changed in the source (topic " + raw.topic
+                    + ", schema id " + id + ", at " + raw.where() + ") into a shape the pipeline cannot follow: "
+                    + e.getMessage());
+        }
     }
 
     /**
@@ -268,6 +382,9 @@ public final class DebeziumRecordDecoder {
         /** Whether the left-out columns were said in the log (and counted), once per schema. */
         boolean reported;
 
+        /** Following changes: whether the writer schema was judged against the version now already. */
+        boolean judged;
+
         Plan(
                 @Nullable EnvelopeDecoder decoder,
                 @Nullable String unreadable,
@@ -293,10 +410,8 @@ public final class DebeziumRecordDecoder {
         return end == null || raw.offset >= end;
     }
 
-    private EnvelopeDecoder decoderFor(KafkaRawRecord raw, int id, TableDescriptor table)
-            throws BadRecord, IOException {
-        String topic = raw.topic;
-        Map<Integer, Plan> byId = decoders.computeIfAbsent(topic, t -> new HashMap<>());
+    private Plan planFor(KafkaRawRecord raw, int id, TableDescriptor table) throws BadRecord, IOException {
+        Map<Integer, Plan> byId = decoders.computeIfAbsent(raw.topic, t -> new HashMap<>());
         Plan plan = byId.get(id);
         if (plan == null) {
             Schema writer;
@@ -317,8 +432,16 @@ public final class DebeziumRecordDecoder {
             plan = new Plan(d, unreadable, differences, SchemaDifference.blocking(differences, settings.schemaChanges));
             byId.put(id, plan);
         }
-        // Once the left-out columns are reported, every later record of the schema is read as it is.
-        if (!plan.differences.isEmpty() && !plan.reported && current(raw)) {
+        return plan;
+    }
+
+    private EnvelopeDecoder decoderFor(KafkaRawRecord raw, int id, TableDescriptor table)
+            throws BadRecord, IOException {
+        String topic = raw.topic;
+        Plan plan = planFor(raw, id, table);
+        // Once the left-out columns are reported, every later record of the schema is read as it is. Following
+        // changes, the differences left are those of older records and of columns the policy leaves alone.
+        if (!plan.differences.isEmpty() && !plan.reported && current(raw) && !settings.schemaChanges.sendsChanges()) {
             if (!plan.blocking.isEmpty()) {
                 throw new InletStopException("Table " + table.tableId() + " changed in the source: "
                         + plan.blocking.stream().map(Object::toString).collect(Collectors.joining(", "))
@@ -347,5 +470,54 @@ public final class DebeziumRecordDecoder {
                     null);
         }
         return plan.decoder;
+    }
+
+    /** A topic's table as the decoder follows its schema changes. */
+    private static final class Followed {
+        TableDescriptor current;
+
+        /** The rows' type where the version was born while the job runs, else null. */
+        @Nullable
+        RowType runtimeType;
+
+        /** The writer schema id the version now came from; -1 for the version the job was built with. */
+        int schemaId = -1;
+
+        /** The log order of the first record of the version now; {@link Long#MIN_VALUE} when not known. */
+        long changeOrder = Long.MIN_VALUE;
+
+        Followed(TableDescriptor built) {
+            this.current = built;
+        }
+
+        void moveTo(TableDescriptor next, int id, long order) {
+            current = next;
+            runtimeType = next.toRowType();
+            schemaId = Math.max(schemaId, id);
+            if (order != Long.MIN_VALUE) {
+                changeOrder = order;
+            }
+        }
+    }
+
+    /** Passes events on saying the row type of a version born while the job runs. */
+    private static final class TypedRows implements Collector<ChangeEvent> {
+        private final Collector<ChangeEvent> out;
+        private final RowType type;
+
+        TypedRows(Collector<ChangeEvent> out, RowType type) {
+            this.out = out;
+            this.type = type;
+        }
+
+        @Override
+        public void collect(ChangeEvent event) {
+            out.collect(event.withRowType(type));
+        }
+
+        @Override
+        public void close() {
+            out.close();
+        }
     }
 }

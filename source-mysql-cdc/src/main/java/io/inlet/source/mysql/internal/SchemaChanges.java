@@ -2,7 +2,6 @@ package io.inlet.source.mysql.internal;
 
 import io.inlet.annotation.Internal;
 import io.inlet.core.InletStopException;
-import io.inlet.core.event.ColumnChange;
 import io.inlet.core.event.SchemaChange;
 import io.inlet.core.source.SchemaChangeBehavior;
 import io.inlet.core.source.SchemaChangePolicy;
@@ -202,43 +201,8 @@ public final class SchemaChanges {
             }
             key.add(k);
         }
-        // The statement's renames, as far as the columns confirm them.
-        Map<String, String> renamed = new LinkedHashMap<>();
-        renames(ddl).forEach((from, to) -> {
-            if (current.column(from).isPresent()
-                    && now.stream().anyMatch(c -> c.name().equals(to))
-                    && now.stream().noneMatch(c -> c.name().equals(from))) {
-                renamed.put(from, to);
-            }
-        });
-        boolean followsRenames = policy.follows(ColumnChange.Kind.RENAMED);
-        List<Column> columns = new ArrayList<>();
-        for (Column c : now) {
-            boolean isNew = current.column(c.name()).isEmpty();
-            boolean renameTarget = renamed.containsValue(c.name());
-            if (isNew && !(renameTarget && followsRenames) && !policy.follows(ColumnChange.Kind.ADDED)) {
-                continue; // an added column the lake does not follow: left out
-            }
-            columns.add(c);
-        }
-        for (Column old : current.columns()) {
-            if (columns.stream().anyMatch(c -> c.name().equals(old.name()))) {
-                continue;
-            }
-            boolean renamedAway = renamed.containsKey(old.name());
-            boolean keep = renamedAway ? !followsRenames : !policy.follows(ColumnChange.Kind.DROPPED);
-            if (keep) {
-                // Kept with the values it has in the lake; the rows after the change leave it NULL.
-                columns.add(old.isNullable() ? old : old.withType(old.type().nullable()));
-            }
-        }
-        TableDescriptor next;
         try {
-            next = current.toBuilder()
-                    .columns(columns)
-                    .primaryKey(key)
-                    .schemaVersion(current.schemaVersion() + 1)
-                    .build();
+            return policy.follow(current, now, key, renames(ddl), ddl == null ? null : ddl.trim());
         } catch (IllegalArgumentException e) {
             // E.g. no column left, or a partition column dropped: the same on every restart.
             throw new InletStopException(
@@ -246,17 +210,6 @@ public final class SchemaChanges {
                             + e.getMessage(),
                     e);
         }
-        Map<String, String> renames = new LinkedHashMap<>();
-        if (followsRenames) {
-            renamed.forEach((from, to) -> {
-                if (next.column(to).isPresent() && next.column(from).isEmpty()) {
-                    renames.put(from, to);
-                }
-            });
-        }
-        SchemaChange change = SchemaChange.between(current, next, renames, ddl == null ? null : ddl.trim())
-                .withBestEffort(policy.bestEffort());
-        return change.changes().isEmpty() && !change.primaryKeyChanged() ? null : change;
     }
 
     private static boolean isExcluded(TableDescriptor t, String column, @Nullable Pattern excluded) {

@@ -1,0 +1,164 @@
+package io.inlet.it;
+
+import io.inlet.core.Pipeline;
+import io.inlet.core.source.SchemaChangeBehavior;
+import io.inlet.core.testing.MiniClusters;
+import io.inlet.sink.iceberg.IcebergSink;
+import io.inlet.testing.KafkaBroker;
+import io.inlet.testing.KafkaExtension;
+import io.inlet.testing.MariaDbExtension;
+import io.inlet.testing.MariaDbServer;
+import io.inlet.testing.SchemaRegistry;
+import io.inlet.testing.SchemaRegistryExtension;
+import io.inlet.testing.TestNames;
+
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarCharType;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.hadoop.HadoopCatalog;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code schema-change.behavior} = {@code evolve} on the Kafka source: a real Debezium connector
+ * (embedded) captures MariaDB into a topic of two partitions, read by two source readers, each of which
+ * meets every new writer schema on its own. After each {@code ALTER TABLE}, with changes before and
+ * after it on rows of both partitions, the Iceberg table (read with Iceberg's reader) equals MariaDB
+ * value for value, and the job never restarts.
+ */
+@ExtendWith({MariaDbExtension.class, KafkaExtension.class, SchemaRegistryExtension.class})
+class KafkaSchemaEvolutionITCase {
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = MiniClusters.extension(4);
+
+    private static final LogicalType INT = new IntType(false);
+
+    @Test
+    void newWriterSchemasOnTwoPartitionsFlowIntoIcebergWithoutARestart(
+            MariaDbServer mysql, KafkaBroker kafka, SchemaRegistry registry, @TempDir Path warehouse) throws Exception {
+        String db = mysql.createDatabase();
+        String server = TestNames.unique("dbz");
+        String topic = server + "." + db + ".t";
+        mysql.execute(
+                db,
+                "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, v INT NOT NULL, name VARCHAR(20), gone VARCHAR(10))",
+                "INSERT INTO t VALUES (1, 10, 'one', 'g1'), (2, 20, 'two', 'g2'), (3, 30, 'three', 'g3'),"
+                        + " (4, 40, 'four', 'g4')");
+        kafka.createTopics(2, topic);
+        try (DebeziumProducer dbz = DebeziumProducer.start(mysql, db, server, kafka, registry)) {
+            dbz.awaitProduced(4, Duration.ofSeconds(60));
+            // No restarts: a failure anywhere fails the job, and the test with it.
+            Pipeline pipeline = Pipeline.builder()
+                    .environment(Jobs.checkpointingEnvironment(new Configuration(), 2))
+                    .source(KafkaSources.debezium(kafka, registry, topic)
+                            .schemaChangeBehavior(SchemaChangeBehavior.EVOLVE)
+                            .build())
+                    .sink(IcebergSink.builder()
+                            .warehouse(warehouse.toUri().toString())
+                            .build())
+                    .build();
+            JobClient job = pipeline.executeAsync();
+            TableIdentifier id = TableIdentifier.of(db, "t");
+            Map<String, LogicalType> columns = new LinkedHashMap<>();
+            columns.put("id", INT);
+            columns.put("v", INT);
+            columns.put("name", new VarCharType(20));
+            columns.put("gone", new VarCharType(10));
+            try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse);
+                    Connection c = mysql.connection(db)) {
+                awaitEqual(job, catalog, id, c, db, columns);
+
+                // ADD COLUMN ... AFTER, with changes of every row around it (the keys spread over both partitions).
+                mysql.execute(
+                        db,
+                        "UPDATE t SET v = 11 WHERE id = 1",
+                        "ALTER TABLE t ADD COLUMN note VARCHAR(50) NULL AFTER v",
+                        "UPDATE t SET note = 'first' WHERE id = 1",
+                        "UPDATE t SET note = 'second' WHERE id = 2",
+                        "UPDATE t SET v = 31 WHERE id = 3",
+                        "INSERT INTO t VALUES (5, 50, 'fifth', 'five', 'g5')");
+                columns = after(columns, "v", "note", new VarCharType(50));
+                awaitEqual(job, catalog, id, c, db, columns);
+
+                // INT -> BIGINT, with a value only BIGINT holds.
+                mysql.execute(
+                        db,
+                        "ALTER TABLE t MODIFY v BIGINT NOT NULL",
+                        "UPDATE t SET v = 5000000000 WHERE id = 2",
+                        "UPDATE t SET v = 5000000001 WHERE id = 4");
+                columns.put("v", new BigIntType(false));
+                awaitEqual(job, catalog, id, c, db, columns);
+
+                // DROP COLUMN: the others keep their values.
+                mysql.execute(
+                        db,
+                        "ALTER TABLE t DROP COLUMN gone",
+                        "UPDATE t SET name = 'uno' WHERE id = 1",
+                        "DELETE FROM t WHERE id = 3",
+                        "INSERT INTO t VALUES (6, 60, NULL, 'six')");
+                columns.remove("gone");
+                awaitEqual(job, catalog, id, c, db, columns);
+
+                Table table = catalog.loadTable(id);
+                assertThat(table.schema().identifierFieldNames()).containsExactly("id");
+                assertThat(job.getJobStatus().get(30, TimeUnit.SECONDS)).isEqualTo(JobStatus.RUNNING);
+            } finally {
+                Jobs.cancelIfRunning(job);
+            }
+        }
+    }
+
+    /** The columns with one added after another. */
+    private static Map<String, LogicalType> after(
+            Map<String, LogicalType> columns, String previous, String name, LogicalType type) {
+        Map<String, LogicalType> out = new LinkedHashMap<>();
+        columns.forEach((n, t) -> {
+            out.put(n, t);
+            if (n.equals(previous)) {
+                out.put(name, type);
+            }
+        });
+        return out;
+    }
+
+    /** Waits until the Iceberg table has exactly these columns and MariaDB's rows in them. */
+    private static void awaitEqual(
+            JobClient job,
+            HadoopCatalog catalog,
+            TableIdentifier id,
+            Connection c,
+            String db,
+            Map<String, LogicalType> columns)
+            throws Exception {
+        List<RowType.RowField> fields = new ArrayList<>();
+        columns.forEach((n, t) -> fields.add(new RowType.RowField(n, t)));
+        RowType type = new RowType(fields);
+        Lakes.awaitIceberg(job, catalog, id, () -> Canonical.mysqlAs(c, db, "t", type));
+        assertThat(catalog.loadTable(id).schema().columns())
+                .extracting(Types.NestedField::name)
+                .containsExactlyElementsOf(columns.keySet());
+    }
+}
