@@ -146,6 +146,7 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
     private transient Counter changesCoalesced;
     private transient Counter schemaChanges;
     private transient Counter schemaChangesSkipped;
+    private transient volatile long lastSchemaChangePauseMs;
 
     /**
      * @param maxOpenWriters beyond it, the least recently used writer closes its files before the checkpoint
@@ -297,6 +298,7 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
         changesCoalesced = getMetricGroup().counter("changesCoalesced");
         schemaChanges = getMetricGroup().counter("schemaChanges");
         schemaChangesSkipped = getMetricGroup().counter("schemaChangesSkipped");
+        getMetricGroup().gauge("lastSchemaChangePauseMs", (Gauge<Long>) () -> lastSchemaChangePauseMs);
         getMetricGroup().gauge("openWriters", (Gauge<Integer>) () -> open.size());
         getMetricGroup().gauge("bufferedBytesEstimate", (Gauge<Long>) () -> buffered);
         for (Map.Entry<TableId, TableWrite> e : tables.entrySet()) {
@@ -380,6 +382,7 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
      * the new schema and writes its next rows with it.
      */
     private void schemaChange(ChangeEvent event, Runtime t) throws IOException {
+        long start = System.nanoTime();
         TableId id = event.tableId();
         OpenWriter writer = open.remove(id);
         if (writer != null) {
@@ -399,6 +402,16 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
         table.refresh();
         runtimes.put(id, runtime(t.write, table));
         schemaChanges.inc();
+        // The table's rows wait this long on this subtask: open files completed, schema applied or found, reopened.
+        lastSchemaChangePauseMs = (System.nanoTime() - start) / 1_000_000;
+        LOG.info(
+                "Iceberg table {}: the schema change of {} v{} -> v{} paused the table's writes on this subtask for"
+                        + " {} ms.",
+                t.write.table,
+                id,
+                event.schemaChange().previousVersion(),
+                event.schemaChange().newVersion(),
+                lastSchemaChangePauseMs);
     }
 
     /**
