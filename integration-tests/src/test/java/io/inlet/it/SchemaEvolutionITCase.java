@@ -5,6 +5,7 @@ import io.inlet.core.testing.MiniClusters;
 import io.inlet.core.transform.FilterTransform;
 import io.inlet.core.transform.MetadataTransform;
 import io.inlet.core.transform.ProjectionTransform;
+import io.inlet.core.transform.RouteTransform;
 import io.inlet.sink.iceberg.IcebergSink;
 import io.inlet.testing.MariaDbExtension;
 import io.inlet.testing.MariaDbServer;
@@ -487,6 +488,77 @@ class SchemaEvolutionITCase {
             awaitEqual(second, catalog, id, c, db, columns);
         } finally {
             Jobs.cancelIfRunning(second);
+        }
+    }
+
+    @Test
+    void shardsMergedByARouteFollowEachShardsChangeAsTheUnionOfTheirShapes(MariaDbServer mysql, @TempDir Path warehouse)
+            throws Exception {
+        String db = mysql.createDatabase();
+        mysql.execute(
+                db,
+                "CREATE TABLE t_1 (id INT NOT NULL PRIMARY KEY, v INT NOT NULL, name VARCHAR(20))",
+                "CREATE TABLE t_2 (id INT NOT NULL PRIMARY KEY, v INT NOT NULL, name VARCHAR(20))",
+                "INSERT INTO t_1 VALUES (1, 10, 'one'), (2, 20, 'two')",
+                "INSERT INTO t_2 VALUES (101, 110, 'a'), (102, 120, 'b')");
+        Map<String, String> source = MySqlOptions.of(mysql, db, "t_.*");
+        source.put("schema-change.behavior", "evolve");
+        Pipeline pipeline = Pipeline.builder()
+                .environment(Jobs.checkpointingEnvironment(new Configuration(), 2))
+                .source("mysql-cdc", source)
+                .transform(RouteTransform.builder()
+                        .route(java.util.regex.Pattern.quote(db) + "\\.t_.*", db + ".t_all")
+                        .build())
+                .sink(IcebergSink.builder()
+                        .warehouse(warehouse.toUri().toString())
+                        .build())
+                .build();
+        JobClient job = pipeline.executeAsync();
+        TableIdentifier id = TableIdentifier.of(db, "t_all");
+        String union = "SELECT id, v, note, name FROM `" + db + "`.t_1 UNION ALL SELECT id, v, NULL, name FROM `" + db
+                + "`.t_2";
+        Map<String, LogicalType> columns = new LinkedHashMap<>();
+        columns.put("id", INT);
+        columns.put("v", INT);
+        columns.put("name", new VarCharType(20));
+        try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse);
+                Connection c = mysql.connection(db)) {
+            Lakes.awaitIceberg(
+                    job,
+                    catalog,
+                    id,
+                    () -> Canonical.mysqlQuery(
+                            c,
+                            "SELECT id, v, name FROM `" + db + "`.t_1 UNION ALL SELECT id, v, name FROM `" + db
+                                    + "`.t_2",
+                            rowType(columns)));
+
+            // One shard adds a column and the other widens one: the merged table takes both; the other shard's
+            // rows leave the new column NULL.
+            mysql.execute(
+                    db,
+                    "ALTER TABLE t_1 ADD COLUMN note VARCHAR(50) NULL AFTER v",
+                    "UPDATE t_1 SET note = 'first' WHERE id = 1",
+                    "UPDATE t_2 SET v = 111 WHERE id = 101",
+                    "ALTER TABLE t_2 MODIFY v BIGINT NOT NULL",
+                    "UPDATE t_2 SET v = 5000000000 WHERE id = 102",
+                    "INSERT INTO t_1 VALUES (3, 30, 'third', 'three')");
+            Map<String, LogicalType> merged = new LinkedHashMap<>();
+            merged.put("id", INT);
+            merged.put("v", new BigIntType(false));
+            merged.put("note", NULLABLE_VARCHAR_50);
+            merged.put("name", new VarCharType(20));
+            Lakes.awaitRows(
+                    job,
+                    "Iceberg table " + id,
+                    () -> Canonical.mysqlQuery(c, union, rowType(merged)),
+                    () -> icebergColumns(catalog.loadTable(id), merged.keySet()));
+            assertThat(catalog.loadTable(id).schema().columns())
+                    .extracting(f -> f.name() + ":" + f.type())
+                    .containsExactly("id:int", "v:long", "note:string", "name:string");
+            assertThat(job.getJobStatus().get(30, TimeUnit.SECONDS)).isEqualTo(JobStatus.RUNNING);
+        } finally {
+            Jobs.cancelIfRunning(job);
         }
     }
 

@@ -184,9 +184,7 @@ public final class RouteTransform implements ChangeTransform {
     @Override
     public DataStream<ChangeEvent> apply(DataStream<ChangeEvent> input, TransformContext context) {
         Map<TableId, TableId> ids = targetIds(context.inputTables());
-        Map<TableId, Integer> versions = new LinkedHashMap<>();
-        context.outputTables().forEach(t -> versions.put(t.tableId(), t.schemaVersion()));
-        return input.map(new RouteFunction(ids, versions), context.outputTypeInfo())
+        return input.map(new RouteFunction(ids, context.outputTables()), context.outputTypeInfo())
                 .name("Route")
                 .uid(context.uid("route"))
                 // Same parallelism as the input: chained, so each row's changes stay in order.

@@ -183,8 +183,10 @@ public final class FollowedTables<P> implements Serializable {
             return event;
         }
         SchemaChange change = event.schemaChange();
-        Version<P> before = learnedOrPrepared(event, change.before());
-        Version<P> after = learnedOrPrepared(event, change.after());
+        // Prepared afresh, not looked up by row type: a version may have the row type of an earlier one (a
+        // column added, then dropped) with another number or key, and the output change must be the input's.
+        Version<P> before = prepared(event, change.before());
+        Version<P> after = prepared(event, change.after());
         latest.put(event.tableId(), change.after());
         if (before.output == before.input && after.output == after.input) {
             return event; // the transform keeps the table's shape: the change is the output's change
@@ -199,20 +201,23 @@ public final class FollowedTables<P> implements Serializable {
                 }
             }
         }
-        SchemaChange out = SchemaChange.between(
-                        before.output, after.output, renames, change.statement().orElse(null))
-                .withBestEffort(change.isBestEffort());
-        return ChangeEvent.schemaChange(out, event.sourceTimestamp(), event.position());
-    }
-
-    private Version<P> learnedOrPrepared(ChangeEvent event, TableDescriptor input) {
-        Version<P> d = declared.get(input.tableId());
-        if (d.input.toRowType().equals(input.toRowType())) {
-            return d;
+        try {
+            SchemaChange out = SchemaChange.between(
+                            before.output.toBuilder()
+                                    .schemaVersion(change.previousVersion())
+                                    .build(),
+                            after.output.toBuilder()
+                                    .schemaVersion(change.newVersion())
+                                    .build(),
+                            renames,
+                            change.statement().orElse(null))
+                    .withBestEffort(change.isBestEffort());
+            return ChangeEvent.schemaChange(out, event.sourceTimestamp(), event.position());
+        } catch (IllegalArgumentException e) {
+            // The same on every restart: a stop, not a failure.
+            throw new InletStopException("The " + transform + " transform cannot pass on the schema change of table "
+                    + event.tableId() + " at " + event.position() + ": " + e.getMessage());
         }
-        Version<P> known =
-                learned.computeIfAbsent(input.tableId(), k -> new HashMap<>()).get(input.toRowType());
-        return known != null ? known : prepared(event, input);
     }
 
     private Version<P> prepared(ChangeEvent event, TableDescriptor input) {

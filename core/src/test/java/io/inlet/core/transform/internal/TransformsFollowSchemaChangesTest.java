@@ -247,6 +247,18 @@ class TransformsFollowSchemaChangesTest {
     }
 
     @Test
+    void aVersionWithTheRowTypeOfAnEarlierOneGoesOnWithItsOwnNumber() {
+        ProjectionFunction p = projection("id, *");
+        p.map(customersGotAPhone());
+        // DROP phone: version 3 has the row type of version 1.
+        TableDescriptor v3 = ShopTables.CUSTOMERS.toBuilder().schemaVersion(3).build();
+        SchemaChange dropped = p.map(change(CUSTOMERS_V2, v3, Map.of())).schemaChange();
+        assertThat(dropped.previousVersion()).isEqualTo(2);
+        assertThat(dropped.newVersion()).isEqualTo(3);
+        assertThat(dropped.changes()).containsExactly(ColumnChange.dropped("phone"));
+    }
+
+    @Test
     void aRowOfAVersionNoChangeAnnouncedIsReadByItsOwnType() {
         ChangeEvent v2 = projection("id, *").map(customerV2(RowKind.INSERT, 3, "Cy", "557", "cy@x"));
         assertThat(v2.rowType().get().getFieldNames()).containsExactly("id", "name", "phone", "email");
@@ -254,7 +266,7 @@ class TransformsFollowSchemaChangesTest {
     }
 
     @Test
-    void otherTablesChangesPassAndARouteOfOneTableToOneRenamesTheChangeAndAMergingRouteStops() {
+    void otherTablesChangesPassAndARouteOfOneTableToOneRenamesTheChange() {
         List<ChangeEvent> out = new ArrayList<>();
         new ViewChanges(
                         TableSelector.of("filter", "shop\\.orders"),
@@ -266,18 +278,62 @@ class TransformsFollowSchemaChangesTest {
         TableId lake = TableId.of("lake", "customers");
         RouteFunction oneToOne = new RouteFunction(
                 Map.of(ShopTables.CUSTOMERS.tableId(), lake, ShopTables.ORDERS.tableId(), TableId.of("lake", "orders")),
-                Map.of(lake, 1, TableId.of("lake", "orders"), 1));
+                List.of(
+                        ShopTables.CUSTOMERS.withTableId(lake),
+                        ShopTables.ORDERS.withTableId(TableId.of("lake", "orders"))));
         ChangeEvent routed = oneToOne.map(customersGotAPhone());
         assertThat(routed.tableId()).isEqualTo(lake);
         assertThat(routed.schemaChange().after().tableId()).isEqualTo(lake);
         assertThat(routed.schemaVersion()).isEqualTo(2);
         assertThat(routed.position()).isEqualTo(customersGotAPhone().position());
+    }
 
-        TableId all = TableId.of("lake", "all");
+    @Test
+    void aMergingRouteFollowsAShardsChangeWithTheUnionOfTheShapes() {
+        TableId all = TableId.of("lake", "customers");
+        TableId eu = TableId.of("shop_eu", "customers");
+        TableDescriptor euV1 = ShopTables.CUSTOMERS.withTableId(eu);
         RouteFunction merging = new RouteFunction(
-                Map.of(ShopTables.CUSTOMERS.tableId(), all, ShopTables.ORDERS.tableId(), all), Map.of(all, 1));
-        assertThatThrownBy(() -> merging.map(customersGotAPhone()))
+                Map.of(ShopTables.CUSTOMERS.tableId(), all, eu, all), List.of(ShopTables.CUSTOMERS.withTableId(all)));
+
+        // One shard adds a column: the merged table gets it at its place.
+        SchemaChange added = merging.map(customersGotAPhone()).schemaChange();
+        assertThat(added.tableId()).isEqualTo(all);
+        assertThat(added.after().columnNames()).containsExactly("id", "name", "phone", "email");
+        assertThat(added.changes())
+                .containsExactly(ColumnChange.added("phone", DataTypes.STRING().getLogicalType(), "name"));
+        // The other shard's rows keep their shape (the sink reads them by name); the first shard's say theirs.
+        ChangeEvent other = merging.map(ChangeEvent.of(
+                eu, 1, GenericRowData.of(9, StringData.fromString("Eve"), StringData.fromString("e@x")), 1L, AT));
+        assertThat(other.tableId()).isEqualTo(all);
+        assertThat(other.schemaVersion()).isEqualTo(1);
+        assertThat(other.rowType()).isEmpty();
+        ChangeEvent first = merging.map(customerV2(RowKind.INSERT, 1, "Ada", "555", "ada@x"));
+        assertThat(first.schemaVersion()).isEqualTo(added.newVersion());
+        assertThat(first.rowType()).contains(CUSTOMERS_V2.toRowType());
+
+        // The other shard drops email and widens id: email stays (the first shard fills it), id widens.
+        TableDescriptor euV2 = euV1.toBuilder()
+                .columns(List.of(
+                        euV1.column("id").get().withType(DataTypes.BIGINT().notNull()),
+                        euV1.column("name").get()))
+                .schemaVersion(2)
+                .build();
+        SchemaChange dropped = merging.map(change(euV1, euV2, Map.of())).schemaChange();
+        assertThat(dropped.after().columnNames()).containsExactly("id", "name", "phone", "email");
+        assertThat(dropped.after().column("id").get().type().getLogicalType())
+                .isEqualTo(DataTypes.BIGINT().notNull().getLogicalType());
+        assertThat(dropped.changes()).extracting(ColumnChange::kind).containsExactly(ColumnChange.Kind.RETYPED);
+
+        // A type the merged column can neither hold nor widen to stops the job naming the column.
+        TableDescriptor euV3 = euV2.toBuilder()
+                .columns(List.of(
+                        euV2.column("id").get(), euV2.column("name").get().withType(DataTypes.INT())))
+                .schemaVersion(3)
+                .build();
+        assertThatThrownBy(() -> merging.map(change(euV2, euV3, Map.of())))
                 .isInstanceOf(InletStopException.class)
-                .hasMessageContaining("route (tables merged into lake.all)");
+                .hasMessageContaining("route (tables merged into lake.customers)")
+                .hasMessageContaining("its column 'name' is now INT");
     }
 }

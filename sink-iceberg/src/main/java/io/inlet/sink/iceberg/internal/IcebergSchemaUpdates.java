@@ -363,6 +363,13 @@ public final class IcebergSchemaUpdates {
                 }
                 previous = c.name();
             }
+            for (Types.NestedField f : schema.columns()) {
+                if (rows.column(f.name()).isEmpty() && f.isRequired()) {
+                    // The rows leave it NULL: required, every write would fail the same way on each restart.
+                    update.makeColumnOptional(f.name());
+                    applied.add("made " + f.name() + " optional (the rows lack it)");
+                }
+            }
             if (applied.isEmpty()) {
                 return false;
             }

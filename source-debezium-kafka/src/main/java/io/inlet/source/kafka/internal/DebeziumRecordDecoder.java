@@ -29,8 +29,10 @@ import javax.annotation.Nullable;
 import java.io.IOException;
 import java.io.Serializable;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
@@ -180,12 +182,29 @@ public final class DebeziumRecordDecoder {
                 // is older than the change that made the version now (another partition, read later).
                 long order = Long.MIN_VALUE;
                 if (plan.decoder != null) {
-                    read(plan.decoder, raw, id);
-                    order = logOrder();
+                    try {
+                        read(plan.decoder, raw, id);
+                        order = logOrder();
+                    } catch (BadRecord e) {
+                        // A value the version now cannot hold (a widened decimal): the record is judged by its id.
+                    }
                 }
-                boolean stale = order != Long.MIN_VALUE && f.changeOrder != Long.MIN_VALUE
-                        ? order < f.changeOrder
-                        : id < f.schemaId;
+                // Records of one partition come in order: one that has reached the version now cannot be behind it.
+                boolean stale = !f.partitionsAtCurrent.contains(raw.partition)
+                        && (order != Long.MIN_VALUE && f.changeOrder != Long.MIN_VALUE
+                                ? order < f.changeOrder
+                                : id < f.schemaId);
+                if (stale && !plan.reportedStale) {
+                    plan.reportedStale = true;
+                    LOG.info(
+                            "Topic {} partition {}: records of schema id {} from before the change to version {}"
+                                    + " (at {}) are read into that version by column name.",
+                            raw.topic,
+                            raw.partition,
+                            id,
+                            f.current.schemaVersion(),
+                            raw.where());
+                }
                 if (!stale) {
                     plan.judged = true;
                     SchemaChange change = follow(raw, id, f, plan);
@@ -200,6 +219,12 @@ public final class DebeziumRecordDecoder {
             }
         }
         read(decoderFor(raw, id, table), raw, id);
+        if (f != null && !f.partitionsAtCurrent.contains(raw.partition)) {
+            Plan now = decoders.get(raw.topic).get(id);
+            if (now != null && now.differences.isEmpty()) {
+                f.partitionsAtCurrent.add(raw.partition);
+            }
+        }
         if (envelope.empty) {
             return Outcome.TOMBSTONE; // an Avro null in place of the envelope: no change, like a tombstone
         }
@@ -385,6 +410,9 @@ public final class DebeziumRecordDecoder {
         /** Following changes: whether the writer schema was judged against the version now already. */
         boolean judged;
 
+        /** Following changes: whether records from before the version now were said in the log. */
+        boolean reportedStale;
+
         Plan(
                 @Nullable EnvelopeDecoder decoder,
                 @Nullable String unreadable,
@@ -486,12 +514,16 @@ public final class DebeziumRecordDecoder {
         /** The log order of the first record of the version now; {@link Long#MIN_VALUE} when not known. */
         long changeOrder = Long.MIN_VALUE;
 
+        /** The partitions that had a record of the version now's shape since it came. */
+        final Set<Integer> partitionsAtCurrent = new HashSet<>();
+
         Followed(TableDescriptor built) {
             this.current = built;
         }
 
         void moveTo(TableDescriptor next, int id, long order) {
             current = next;
+            partitionsAtCurrent.clear();
             runtimeType = next.toRowType();
             schemaId = Math.max(schemaId, id);
             if (order != Long.MIN_VALUE) {
