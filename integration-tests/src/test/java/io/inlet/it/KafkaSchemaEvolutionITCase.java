@@ -18,13 +18,11 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LogicalType;
-import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.VarCharType;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.hadoop.HadoopCatalog;
-import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -33,9 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -89,7 +85,7 @@ class KafkaSchemaEvolutionITCase {
             columns.put("gone", new VarCharType(10));
             try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse);
                     Connection c = mysql.connection(db)) {
-                awaitEqual(job, catalog, id, c, db, columns);
+                SchemaEvolutionITCase.awaitEqual(job, catalog, id, c, db, columns);
 
                 // ADD COLUMN ... AFTER, with changes of every row around it (the keys spread over both partitions).
                 mysql.execute(
@@ -100,8 +96,8 @@ class KafkaSchemaEvolutionITCase {
                         "UPDATE t SET note = 'second' WHERE id = 2",
                         "UPDATE t SET v = 31 WHERE id = 3",
                         "INSERT INTO t VALUES (5, 50, 'fifth', 'five', 'g5')");
-                columns = after(columns, "v", "note", new VarCharType(50));
-                awaitEqual(job, catalog, id, c, db, columns);
+                columns = SchemaEvolutionITCase.after(columns, "v", "note", new VarCharType(50));
+                SchemaEvolutionITCase.awaitEqual(job, catalog, id, c, db, columns);
 
                 // INT -> BIGINT, with a value only BIGINT holds.
                 mysql.execute(
@@ -110,7 +106,7 @@ class KafkaSchemaEvolutionITCase {
                         "UPDATE t SET v = 5000000000 WHERE id = 2",
                         "UPDATE t SET v = 5000000001 WHERE id = 4");
                 columns.put("v", new BigIntType(false));
-                awaitEqual(job, catalog, id, c, db, columns);
+                SchemaEvolutionITCase.awaitEqual(job, catalog, id, c, db, columns);
 
                 // DROP COLUMN: the others keep their values.
                 mysql.execute(
@@ -120,7 +116,7 @@ class KafkaSchemaEvolutionITCase {
                         "DELETE FROM t WHERE id = 3",
                         "INSERT INTO t VALUES (6, 60, NULL, 'six')");
                 columns.remove("gone");
-                awaitEqual(job, catalog, id, c, db, columns);
+                SchemaEvolutionITCase.awaitEqual(job, catalog, id, c, db, columns);
 
                 Table table = catalog.loadTable(id);
                 assertThat(table.schema().identifierFieldNames()).containsExactly("id");
@@ -129,36 +125,5 @@ class KafkaSchemaEvolutionITCase {
                 Jobs.cancelIfRunning(job);
             }
         }
-    }
-
-    /** The columns with one added after another. */
-    private static Map<String, LogicalType> after(
-            Map<String, LogicalType> columns, String previous, String name, LogicalType type) {
-        Map<String, LogicalType> out = new LinkedHashMap<>();
-        columns.forEach((n, t) -> {
-            out.put(n, t);
-            if (n.equals(previous)) {
-                out.put(name, type);
-            }
-        });
-        return out;
-    }
-
-    /** Waits until the Iceberg table has exactly these columns and MariaDB's rows in them. */
-    private static void awaitEqual(
-            JobClient job,
-            HadoopCatalog catalog,
-            TableIdentifier id,
-            Connection c,
-            String db,
-            Map<String, LogicalType> columns)
-            throws Exception {
-        List<RowType.RowField> fields = new ArrayList<>();
-        columns.forEach((n, t) -> fields.add(new RowType.RowField(n, t)));
-        RowType type = new RowType(fields);
-        Lakes.awaitIceberg(job, catalog, id, () -> Canonical.mysqlAs(c, db, "t", type));
-        assertThat(catalog.loadTable(id).schema().columns())
-                .extracting(Types.NestedField::name)
-                .containsExactlyElementsOf(columns.keySet());
     }
 }

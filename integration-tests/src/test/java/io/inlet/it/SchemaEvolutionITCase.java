@@ -69,14 +69,7 @@ class SchemaEvolutionITCase {
         Map<String, String> source = MySqlOptions.of(mysql, db, "t");
         source.put("schema-change.behavior", "evolve");
         // No restarts: a failure anywhere fails the job, and the test with it.
-        Pipeline pipeline = Pipeline.builder()
-                .environment(Jobs.checkpointingEnvironment(new Configuration(), 2))
-                .source("mysql-cdc", source)
-                .sink(IcebergSink.builder()
-                        .warehouse(warehouse.toUri().toString())
-                        .build())
-                .build();
-        JobClient job = pipeline.executeAsync();
+        JobClient job = pipeline(source, warehouse, new Configuration()).executeAsync();
         TableIdentifier id = TableIdentifier.of(db, "t");
         Map<String, LogicalType> columns = new LinkedHashMap<>();
         columns.put("id", INT);
@@ -214,14 +207,7 @@ class SchemaEvolutionITCase {
                 "INSERT INTO t VALUES (1, 'one', 'g1'), (2, 'two', 'g2')");
         Map<String, String> source = MySqlOptions.of(mysql, db, "t");
         source.put("schema-change.behavior", "lenient");
-        Pipeline pipeline = Pipeline.builder()
-                .environment(Jobs.checkpointingEnvironment(new Configuration(), 2))
-                .source("mysql-cdc", source)
-                .sink(IcebergSink.builder()
-                        .warehouse(warehouse.toUri().toString())
-                        .build())
-                .build();
-        JobClient job = pipeline.executeAsync();
+        JobClient job = pipeline(source, warehouse, new Configuration()).executeAsync();
         TableIdentifier id = TableIdentifier.of(db, "t");
         try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse);
                 Connection c = mysql.connection(db)) {
@@ -374,14 +360,7 @@ class SchemaEvolutionITCase {
         Map<String, String> source = MySqlOptions.of(mysql, db, "t");
         source.put("schema-change.behavior", "try-evolve");
         source.put("exclude.schema.changes", "add.column, drop.column");
-        Pipeline pipeline = Pipeline.builder()
-                .environment(Jobs.checkpointingEnvironment(new Configuration(), 2))
-                .source("mysql-cdc", source)
-                .sink(IcebergSink.builder()
-                        .warehouse(warehouse.toUri().toString())
-                        .build())
-                .build();
-        JobClient job = pipeline.executeAsync();
+        JobClient job = pipeline(source, warehouse, new Configuration()).executeAsync();
         TableIdentifier id = TableIdentifier.of(db, "t");
         try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse);
                 Connection c = mysql.connection(db)) {
@@ -573,7 +552,7 @@ class SchemaEvolutionITCase {
     }
 
     /** The columns with one added after another. */
-    private static Map<String, LogicalType> after(
+    static Map<String, LogicalType> after(
             Map<String, LogicalType> columns, String previous, String name, LogicalType type) {
         Map<String, LogicalType> out = new LinkedHashMap<>();
         columns.forEach((n, t) -> {
@@ -591,8 +570,8 @@ class SchemaEvolutionITCase {
         return out;
     }
 
-    /** Waits until the Iceberg table has exactly these columns and MariaDB's rows in them. */
-    private static void awaitEqual(
+    /** Waits until the Iceberg table {@code t} has exactly these columns and MariaDB's rows in them. */
+    static void awaitEqual(
             JobClient job,
             HadoopCatalog catalog,
             TableIdentifier id,
@@ -600,9 +579,7 @@ class SchemaEvolutionITCase {
             String db,
             Map<String, LogicalType> columns)
             throws Exception {
-        List<RowType.RowField> fields = new ArrayList<>();
-        columns.forEach((n, t) -> fields.add(new RowType.RowField(n, t)));
-        RowType type = new RowType(fields);
+        RowType type = rowType(columns);
         Lakes.awaitIceberg(job, catalog, id, () -> Canonical.mysqlAs(c, db, "t", type));
         assertThat(catalog.loadTable(id).schema().columns())
                 .extracting(Types.NestedField::name)

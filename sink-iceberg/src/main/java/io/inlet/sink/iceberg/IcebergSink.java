@@ -284,7 +284,7 @@ public final class IcebergSink implements ChangeSink {
                         t.tableId(),
                         new TablesWriter.TableWrite(
                                 id.toString(),
-                                names(table.schema()).equals(t.columnNames())
+                                IcebergTables.names(table.schema()).equals(t.columnNames())
                                         ? new IcebergRowConverter(t.toRowType(), target)
                                         : IcebergRowConverter.byName(t.toRowType(), target),
                                 target,
@@ -333,12 +333,6 @@ public final class IcebergSink implements ChangeSink {
                             .uid(context.uid("snapshot-reconciler"))
                             .setParallelism(1));
         }
-    }
-
-    private static List<String> names(Schema schema) {
-        List<String> out = new ArrayList<>();
-        schema.columns().forEach(f -> out.add(f.name()));
-        return out;
     }
 
     private Table create(Catalog c, TableDescriptor t, TableIdentifier id) {

@@ -15,7 +15,7 @@ import java.util.Map;
  * the job runs comes before them, at its place among the table's own columns.
  */
 @Internal
-public final class MetadataColumns implements FollowedTables.Planner<Integer> {
+public final class MetadataColumns implements FollowedTables.Planner<Void> {
 
     private static final long serialVersionUID = 1L;
 
@@ -30,9 +30,9 @@ public final class MetadataColumns implements FollowedTables.Planner<Integer> {
         return new ArrayList<>(columns.keySet());
     }
 
-    /** The number of the table's own columns, after which the metadata columns come. */
+    /** Checks that the table has no column of a metadata column's name; there is nothing else to prepare. */
     @Override
-    public Integer prepare(TableDescriptor t) {
+    public Void prepare(TableDescriptor t) {
         List<String> problems = new ArrayList<>();
         for (Map.Entry<MetadataTransform.Kind, String> c : columns.entrySet()) {
             if (t.indexOf(c.getValue()) >= 0) {
@@ -48,11 +48,11 @@ public final class MetadataColumns implements FollowedTables.Planner<Integer> {
         if (!problems.isEmpty()) {
             throw new InletValidationException(problems);
         }
-        return t.columns().size();
+        return null;
     }
 
     @Override
-    public TableDescriptor output(TableDescriptor t, Integer ownColumns) {
+    public TableDescriptor output(TableDescriptor t, Void nothing) {
         TableDescriptor.Builder b = t.toBuilder();
         columns.forEach((kind, name) -> b.column(name, kind.type()));
         return b.build();

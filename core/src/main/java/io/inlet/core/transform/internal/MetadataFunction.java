@@ -30,9 +30,9 @@ public final class MetadataFunction extends RichMapFunction<ChangeEvent, ChangeE
     }
 
     private final List<MetadataTransform.Kind> kinds;
-    private final FollowedTables<Integer> tables;
+    private final FollowedTables<Void> tables;
 
-    public MetadataFunction(List<MetadataTransform.Kind> kinds, FollowedTables<Integer> tables) {
+    public MetadataFunction(List<MetadataTransform.Kind> kinds, FollowedTables<Void> tables) {
         this.kinds = new ArrayList<>(kinds);
         this.tables = tables;
     }
@@ -47,7 +47,7 @@ public final class MetadataFunction extends RichMapFunction<ChangeEvent, ChangeE
         if (event.isSchemaChange()) {
             return tables.follow(event);
         }
-        FollowedTables.Version<Integer> v = tables.of(event);
+        FollowedTables.Version<Void> v = tables.of(event);
         if (v == null) {
             return event;
         }

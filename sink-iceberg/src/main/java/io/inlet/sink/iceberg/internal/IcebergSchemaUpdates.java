@@ -252,13 +252,10 @@ public final class IcebergSchemaUpdates {
                     LogicalType to = c.newType().orElseThrow();
                     Type wanted = icebergType(table, change, c.column(), to);
                     if (!field.type().equals(wanted)) {
-                        boolean promotable = field.type().isPrimitiveType()
-                                && wanted.isPrimitiveType()
-                                && TypeUtil.isPromotionAllowed(field.type(), wanted.asPrimitiveType());
-                        if (promotable) {
+                        if (widens(field.type(), wanted)) {
                             update.updateColumn(name, wanted.asPrimitiveType());
                             applied.add("widened " + c.column() + " to " + wanted);
-                        } else if (change.isBestEffort() && holdsEvery(field.type(), wanted)) {
+                        } else if (change.isBestEffort() && widens(wanted, field.type())) {
                             // Narrowed in the source: the lake's wider column holds every new value as it is.
                             kept.add("column '" + c.column() + "' stays " + field.type() + " (the source's " + to
                                     + " fits in it)");
@@ -314,11 +311,7 @@ public final class IcebergSchemaUpdates {
      * that holds every value, or one Iceberg can widen to it.
      */
     public static boolean canTake(Type column, Type values) {
-        return column.equals(values)
-                || holdsEvery(column, values)
-                || (column.isPrimitiveType()
-                        && values.isPrimitiveType()
-                        && TypeUtil.isPromotionAllowed(column, values.asPrimitiveType()));
+        return column.equals(values) || widens(values, column) || widens(column, values);
     }
 
     /**
@@ -349,10 +342,7 @@ public final class IcebergSchemaUpdates {
                     }
                     applied.add("added " + c.name() + " " + wanted);
                 } else {
-                    if (!have.type().equals(wanted)
-                            && have.type().isPrimitiveType()
-                            && wanted.isPrimitiveType()
-                            && TypeUtil.isPromotionAllowed(have.type(), wanted.asPrimitiveType())) {
+                    if (widens(have.type(), wanted)) {
                         update.updateColumn(c.name(), wanted.asPrimitiveType());
                         applied.add("widened " + c.name() + " to " + wanted);
                     }
@@ -392,11 +382,15 @@ public final class IcebergSchemaUpdates {
         }
     }
 
-    /** Whether a column of this type holds every value of the other type as it is (int in long, ...). */
-    private static boolean holdsEvery(Type column, Type values) {
-        return column.isPrimitiveType()
-                && values.isPrimitiveType()
-                && TypeUtil.isPromotionAllowed(values, column.asPrimitiveType());
+    /**
+     * Whether Iceberg can widen a column of type {@code from} to {@code to} (int to long, float to double,
+     * a decimal's precision): then a {@code to} column also holds every {@code from} value as it is.
+     */
+    private static boolean widens(Type from, Type to) {
+        return !from.equals(to)
+                && from.isPrimitiveType()
+                && to.isPrimitiveType()
+                && TypeUtil.isPromotionAllowed(from, to.asPrimitiveType());
     }
 
     private static boolean laysOutTheTable(Table table, Types.NestedField field) {

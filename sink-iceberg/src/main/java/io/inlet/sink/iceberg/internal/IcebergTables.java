@@ -162,7 +162,8 @@ public final class IcebergTables {
                 + " or set 'write-mode' = 'changelog'.";
     }
 
-    private static List<String> names(Schema schema) {
+    /** The schema's top-level column names, in order. */
+    public static List<String> names(Schema schema) {
         List<String> names = new ArrayList<>();
         schema.columns().forEach(c -> names.add(c.name()));
         return names;

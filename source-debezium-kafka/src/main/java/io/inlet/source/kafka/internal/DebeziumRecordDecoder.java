@@ -231,14 +231,14 @@ public final class DebeziumRecordDecoder {
         long ts = envelope.sourceTimestamp > 0 ? envelope.sourceTimestamp : raw.timestamp;
         SourcePosition position = position(raw);
         int version = table.schemaVersion();
-        if (f != null && f.runtimeType != null) {
-            out = new TypedRows(out, f.runtimeType);
-        }
+        // Rows of a version born while the job runs say their type.
+        RowType type = f == null ? null : f.runtimeType;
         switch (envelope.op) {
             case 'c':
             case 'r':
-                out.collect(
-                        ChangeEvent.of(table.tableId(), version, require(envelope.after, "after", id), ts, position));
+                out.collect(typed(
+                        ChangeEvent.of(table.tableId(), version, require(envelope.after, "after", id), ts, position),
+                        type));
                 break;
             case 'u':
                 GenericRowData after = require(envelope.after, "after", id);
@@ -247,16 +247,17 @@ public final class DebeziumRecordDecoder {
                 // A changed key: a delete of the old key and an insert of the new one, for sinks that upsert by key.
                 before.setRowKind(sameKey ? RowKind.UPDATE_BEFORE : RowKind.DELETE);
                 after.setRowKind(sameKey ? RowKind.UPDATE_AFTER : RowKind.INSERT);
-                out.collect(
+                out.collect(typed(
                         envelope.before != null
                                 ? ChangeEvent.of(table.tableId(), version, before, ts, position)
-                                : ChangeEvent.keyOnly(table.tableId(), version, before, ts, position));
-                out.collect(ChangeEvent.of(table.tableId(), version, after, ts, position));
+                                : ChangeEvent.keyOnly(table.tableId(), version, before, ts, position),
+                        type));
+                out.collect(typed(ChangeEvent.of(table.tableId(), version, after, ts, position), type));
                 break;
             case 'd':
                 GenericRowData deleted = require(envelope.before, "before", id);
                 deleted.setRowKind(RowKind.DELETE);
-                out.collect(ChangeEvent.of(table.tableId(), version, deleted, ts, position));
+                out.collect(typed(ChangeEvent.of(table.tableId(), version, deleted, ts, position), type));
                 break;
             case 't':
                 throw new BadRecord("op 't' (a TRUNCATE) cannot be applied row by row", null);
@@ -266,6 +267,10 @@ public final class DebeziumRecordDecoder {
                         null);
         }
         return Outcome.DECODED;
+    }
+
+    private static ChangeEvent typed(ChangeEvent event, @Nullable RowType type) {
+        return type == null ? event : event.withRowType(type);
     }
 
     /** Decodes the record's body with the plan into {@link #envelope}. */
@@ -529,27 +534,6 @@ public final class DebeziumRecordDecoder {
             if (order != Long.MIN_VALUE) {
                 changeOrder = order;
             }
-        }
-    }
-
-    /** Passes events on saying the row type of a version born while the job runs. */
-    private static final class TypedRows implements Collector<ChangeEvent> {
-        private final Collector<ChangeEvent> out;
-        private final RowType type;
-
-        TypedRows(Collector<ChangeEvent> out, RowType type) {
-            this.out = out;
-            this.type = type;
-        }
-
-        @Override
-        public void collect(ChangeEvent event) {
-            out.collect(event.withRowType(type));
-        }
-
-        @Override
-        public void close() {
-            out.close();
         }
     }
 }

@@ -51,6 +51,11 @@ class SchemaChangesTest {
 
     private static final SchemaChangePolicy LENIENT = SchemaChangePolicy.of(SchemaChangeBehavior.LENIENT);
 
+    /** The change the statement made to {@code ITEMS}, under the policy, no column excluded. */
+    private static SchemaChange changeUnder(SchemaChangePolicy policy, String ddl, String... columns) throws Exception {
+        return SchemaChanges.change(ITEMS, table(columns), ddl, null, true, TimePrecisionMode.MICROSECONDS, policy);
+    }
+
     private static SchemaChange change(String ddl, String... columns) throws Exception {
         return SchemaChanges.change(
                 ITEMS,
@@ -115,24 +120,11 @@ class SchemaChangesTest {
     void lenientOnlyAddsKeepingDroppedAndRenamedColumns() throws Exception {
         String label = "{\"name\":\"label\",\"typeName\":\"VARCHAR\",\"length\":20,\"optional\":true}";
         // A nullable column dropped: the table keeps it as it is, nothing to change.
-        assertThat(SchemaChanges.change(
-                        ITEMS,
-                        table(ID, QTY, NAME, PRICE),
-                        "ALTER TABLE items DROP COLUMN secret",
-                        null,
-                        true,
-                        TimePrecisionMode.MICROSECONDS,
-                        LENIENT))
+        assertThat(changeUnder(LENIENT, "ALTER TABLE items DROP COLUMN secret", ID, QTY, NAME, PRICE))
                 .isNull();
         // A rename: the old name stays (no longer filled), the new one is a new column.
-        SchemaChange renamed = SchemaChanges.change(
-                ITEMS,
-                table(ID, QTY, label, PRICE, SECRET),
-                "ALTER TABLE items RENAME COLUMN name TO label",
-                null,
-                true,
-                TimePrecisionMode.MICROSECONDS,
-                LENIENT);
+        SchemaChange renamed =
+                changeUnder(LENIENT, "ALTER TABLE items RENAME COLUMN name TO label", ID, QTY, label, PRICE, SECRET);
         assertThat(renamed.after().columnNames()).containsExactly("id", "qty", "label", "price", "secret", "name");
         assertThat(renamed.changes()).containsExactly(ColumnChange.added("label", new VarCharType(20), "qty"));
         // A NOT NULL column dropped stays, made nullable.
@@ -161,37 +153,18 @@ class SchemaChangesTest {
         String note = "{\"name\":\"note\",\"typeName\":\"TEXT\",\"optional\":true}";
         SchemaChangePolicy noAdds = SchemaChangePolicy.of(SchemaChangeBehavior.EVOLVE, null, "add.column");
         // An added column the lake does not follow is left out: nothing changes.
-        assertThat(SchemaChanges.change(
-                        ITEMS,
-                        table(ID, QTY, NAME, PRICE, SECRET, note),
-                        "ALTER TABLE items ADD note TEXT",
-                        null,
-                        true,
-                        TimePrecisionMode.MICROSECONDS,
-                        noAdds))
+        assertThat(changeUnder(noAdds, "ALTER TABLE items ADD note TEXT", ID, QTY, NAME, PRICE, SECRET, note))
                 .isNull();
         // A rename is still followed without add.column: it adds no column.
-        SchemaChange renamed = SchemaChanges.change(
-                ITEMS,
-                table(ID, QTY, label, PRICE, SECRET),
-                "ALTER TABLE items RENAME COLUMN name TO label",
-                null,
-                true,
-                TimePrecisionMode.MICROSECONDS,
-                noAdds);
+        SchemaChange renamed =
+                changeUnder(noAdds, "ALTER TABLE items RENAME COLUMN name TO label", ID, QTY, label, PRICE, SECRET);
         assertThat(renamed.changes()).containsExactly(ColumnChange.renamed("name", "label"));
 
         // Renames not followed, drops followed: the old name stays with its values, a dropped column goes.
         SchemaChangePolicy noRenames =
                 SchemaChangePolicy.of(SchemaChangeBehavior.TRY_EVOLVE, "column", "[rename.column]");
-        SchemaChange both = SchemaChanges.change(
-                ITEMS,
-                table(ID, QTY, label, PRICE),
-                "ALTER TABLE items RENAME COLUMN name TO label, DROP COLUMN secret",
-                null,
-                true,
-                TimePrecisionMode.MICROSECONDS,
-                noRenames);
+        SchemaChange both = changeUnder(
+                noRenames, "ALTER TABLE items RENAME COLUMN name TO label, DROP COLUMN secret", ID, QTY, label, PRICE);
         assertThat(both.after().columnNames()).containsExactly("id", "qty", "label", "price", "name");
         assertThat(both.changes())
                 .containsExactlyInAnyOrder(
