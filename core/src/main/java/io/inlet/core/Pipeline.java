@@ -74,6 +74,7 @@ public final class Pipeline {
     private final List<TableDescriptor> sinkTables;
     private final Runnable wiring;
     private final String plan;
+    private final boolean rebuildsForSchemaChanges;
     private boolean wired;
 
     private Pipeline(
@@ -82,7 +83,9 @@ public final class Pipeline {
             List<TableDescriptor> sourceTables,
             List<TableDescriptor> sinkTables,
             Runnable wiring,
-            String plan) {
+            String plan,
+            boolean rebuildsForSchemaChanges) {
+        this.rebuildsForSchemaChanges = rebuildsForSchemaChanges;
         this.env = env;
         this.jobName = jobName;
         this.sourceTables = sourceTables;
@@ -149,6 +152,15 @@ public final class Pipeline {
     /** Adds the pipeline to its environment, submits the job and returns at once; the {@link JobClient} controls it. */
     public JobClient executeAsync() throws Exception {
         return addToEnvironment().executeAsync(jobName);
+    }
+
+    /**
+     * Whether the job may stop at a schema change to be rebuilt with the tables' new schemas ({@link
+     * RebuildRequiredException}): the source follows schema changes and a sink takes some only that way.
+     * {@link PipelineRunner} runs such a pipeline.
+     */
+    public boolean rebuildsForSchemaChanges() {
+        return rebuildsForSchemaChanges;
     }
 
     /** The environment the pipeline runs in; its operators are there once {@link #addToEnvironment()} ran. */
@@ -401,7 +413,8 @@ public final class Pipeline {
                     sourceTables,
                     sinkTables,
                     () -> wire(environment, uids, sourceTables, stages, sinkTables),
-                    plan(environment, uids, sourceTables, sinkTables));
+                    plan(environment, uids, sourceTables, sinkTables),
+                    source.followsSchemaChanges() && sinks.stream().anyMatch(ChangeSink::rebuildsForSchemaChanges));
         }
 
         /** The uid prefixes of the source, each transform and each sink: what the plan shows and the wiring sets. */

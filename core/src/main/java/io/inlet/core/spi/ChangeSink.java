@@ -70,6 +70,16 @@ public interface ChangeSink {
     }
 
     /**
+     * Whether the sink takes some schema changes only by stopping the job with a {@link
+     * io.inlet.core.RebuildRequiredException}, to be rebuilt with the tables' new schemas and restored
+     * from its latest retained checkpoint ({@link io.inlet.core.PipelineRunner} does both). Such a
+     * pipeline needs retained checkpoints; the runner checks for them before it starts the job.
+     */
+    default boolean rebuildsForSchemaChanges() {
+        return false;
+    }
+
+    /**
      * What the sink would do with each table, a line each, for a dry run: where it writes and how
      * (for example whether a table exists and its write mode). Reads only; creates nothing. The
      * default lists {@link #targetTables}.

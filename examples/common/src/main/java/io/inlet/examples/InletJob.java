@@ -3,6 +3,7 @@ package io.inlet.examples;
 import io.inlet.annotation.PublicEvolving;
 import io.inlet.core.InletValidationException;
 import io.inlet.core.Pipeline;
+import io.inlet.core.PipelineRunner;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -20,7 +21,10 @@ import java.util.TreeMap;
 
 /**
  * A deployable job that builds its pipeline from {@link JobSettings}: the source, transforms and sink
- * are found by identifier and take the options their factories document.
+ * are found by identifier and take the options their factories document. It runs under {@link
+ * PipelineRunner}: a schema change a sink takes only in a new job (Hudi at an added column) rebuilds
+ * the pipeline and restores it from the stopped job's latest retained checkpoint by itself; such a
+ * pipeline needs {@code flink.state.checkpoints.dir}.
  *
  * <table>
  *   <caption>Settings</caption>
@@ -79,20 +83,29 @@ public final class InletJob {
         JobSettings settings = JobSettings.of(rest.toArray(new String[0]), defaults);
         dryRun |= Boolean.parseBoolean(settings.withPrefix("pipeline.").getOrDefault("dry-run", "false"));
         LOG.info("Inlet job settings: {}", settings);
-        Pipeline pipeline = pipeline(settings, environment(settings), Set.of()).build();
         if (dryRun) {
+            Pipeline pipeline =
+                    pipeline(settings, environment(settings), Set.of()).build();
             String plan = pipeline.describe();
             LOG.info("Dry run: the pipeline is valid; nothing was created and nothing runs.\n{}", plan);
             System.out.println("Dry run: the pipeline is valid; nothing was created and nothing runs.");
             System.out.print(plan);
             return;
         }
-        LOG.info(
-                "Inlet job '{}' writes {} table(s): {}",
-                pipeline.jobName(),
-                pipeline.sinkTables().size(),
-                pipeline.sinkTables());
-        pipeline.execute();
+        // Built again, with the tables as they are then, when a sink needs a new job for a schema change.
+        PipelineRunner.builder()
+                .pipeline(restore -> {
+                    Pipeline pipeline = pipeline(settings, environment(settings, restore), Set.of())
+                            .build();
+                    LOG.info(
+                            "Inlet job '{}' writes {} table(s): {}",
+                            pipeline.jobName(),
+                            pipeline.sinkTables().size(),
+                            pipeline.sinkTables());
+                    return pipeline;
+                })
+                .build()
+                .run();
     }
 
     /** The program argument that validates the pipeline and prints its plan instead of running it. */
@@ -104,7 +117,13 @@ public final class InletJob {
      * a savepoint or retained checkpoint to resume from. Over a cluster's own configuration they win.
      */
     public static StreamExecutionEnvironment environment(JobSettings settings) {
+        return environment(settings, new Configuration());
+    }
+
+    /** As {@link #environment(JobSettings)}, with more configuration over the settings (a checkpoint to restore). */
+    static StreamExecutionEnvironment environment(JobSettings settings, Configuration more) {
         Configuration conf = flinkConfiguration(settings);
+        conf.addAll(more);
         if (!conf.keySet().isEmpty()) {
             LOG.info("Flink configuration from the job's settings: {}", conf.keySet());
         }

@@ -10,12 +10,14 @@ import io.inlet.core.table.Column;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
 import io.inlet.sink.hudi.internal.HoodieRecordKryoSerializer;
+import io.inlet.sink.hudi.internal.HudiColumns;
 import io.inlet.sink.hudi.internal.HudiRowShaper;
 import io.inlet.sink.hudi.internal.HudiTableSpec;
 import io.inlet.sink.hudi.internal.HudiTables;
 import io.inlet.sink.hudi.internal.HudiWriters;
 import io.inlet.sink.hudi.internal.SnapshotReconciler;
 
+import org.apache.avro.Schema;
 import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -23,14 +25,10 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.BooleanType;
-import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.table.types.logical.SmallIntType;
-import org.apache.flink.table.types.logical.TimeType;
 import org.apache.flink.table.types.logical.TimestampType;
-import org.apache.flink.table.types.logical.TinyIntType;
 import org.apache.flink.util.OutputTag;
 import org.apache.hadoop.conf.Configuration;
 import org.slf4j.Logger;
@@ -48,6 +46,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
@@ -87,6 +86,8 @@ public final class HudiSink implements ChangeSink {
     private final boolean reconcileSnapshots;
     /** What the sink found at each table's path, read once per build (the sink is used where the job is built). */
     private final transient Map<TableId, Optional<Properties>> existingTables = new HashMap<>();
+    /** Each existing table's schema now (its newest commit's), read once per build. */
+    private final transient Map<TableId, Optional<Schema>> currentSchemas = new HashMap<>();
 
     private HudiSink(Builder b) {
         this.path = b.path.replaceAll("/+$", "");
@@ -188,6 +189,24 @@ public final class HudiSink implements ChangeSink {
         });
     }
 
+    /** The existing table's schema now, if the table exists. */
+    private Optional<Schema> currentSchema(TableDescriptor t) {
+        return currentSchemas.computeIfAbsent(t.tableId(), id -> {
+            Optional<Properties> existing = existing(t);
+            if (existing.isEmpty()) {
+                return Optional.empty();
+            }
+            try {
+                return HudiTables.currentSchema(tablePath(id), existing.get(), new Configuration(false));
+            } catch (IOException e) {
+                throw new InletValidationException(
+                        "Cannot read the timeline of the Hudi table at " + tablePath(id) + ": " + e
+                                + ". Check 'path' and its file system's settings.",
+                        e);
+            }
+        });
+    }
+
     private List<String> partitions(TableDescriptor t) {
         return partitionFields.getOrDefault(t.tableId().identifier(), t.partitionKeys());
     }
@@ -203,9 +222,28 @@ public final class HudiSink implements ChangeSink {
         return path;
     }
 
+    /** Hudi 0.14's writers fix their schema when they open: added and widened columns need a new job. */
+    @Override
+    public boolean rebuildsForSchemaChanges() {
+        return true;
+    }
+
     @Override
     public void validate(List<TableDescriptor> tables) {
+        validate(tables, false);
+    }
+
+    /**
+     * As {@link #validate(List)}; when the source follows schema changes, an existing table may lack
+     * columns the rows have (added since it was written: the job writes them on, nullable) or hold a
+     * column wider than the rows (it stays). A column the table has and the rows do not (dropped or
+     * renamed) is refused: Hudi writes whole rows and would overwrite its values with NULL; so is a
+     * column the rows have wider, which Hudi 0.14 cannot read its older files as.
+     */
+    @Override
+    public void validate(List<TableDescriptor> tables, boolean schemaChangesFollowed) {
         existingTables.clear(); // a sink may serve several pipelines, one after another: read the tables again
+        currentSchemas.clear();
         List<String> problems = new ArrayList<>();
         for (String key : partitionFields.keySet()) {
             if (tables.stream().noneMatch(t -> t.tableId().identifier().equals(key))) {
@@ -253,11 +291,13 @@ public final class HudiSink implements ChangeSink {
                     problems.addAll(HudiTables.differences(
                             tablePath(t.tableId()),
                             existing.get(),
+                            currentSchema(t).orElse(null),
                             t,
                             tableType,
                             pre,
                             partitions(t),
-                            addsPrecombine(t)));
+                            addsPrecombine(t),
+                            schemaChangesFollowed));
                 }
             } catch (IOException | RuntimeException e) {
                 problems.add("Cannot read the Hudi table at " + tablePath(t.tableId()) + ": " + e
@@ -273,14 +313,25 @@ public final class HudiSink implements ChangeSink {
      * The row type of the Hudi table written for a table: its columns, with TINYINT and SMALLINT
      * widened to INT (Parquet stores them as 32-bit ints, and Hudi's Flink reader fails on base files
      * it must read into a SMALLINT column) and TIME at millisecond precision (what Flink's TIME holds,
-     * the most Hudi's Avro TIME takes); then the precombine column the sink adds, if it adds one. A
-     * Flink SQL reader of the table declares these columns.
+     * the most Hudi's Avro TIME takes); a column an existing table lacks nullable (its rows written
+     * before have none), one it holds wider in its wider type; then the precombine column the sink
+     * adds, if it adds one. A Flink SQL reader of the table declares these columns.
      */
     public RowType writeRowType(TableDescriptor t) {
         List<RowType.RowField> fields = new ArrayList<>();
+        Optional<Schema> table = currentSchema(t);
         for (Column c : t.columns()) {
-            fields.add(new RowType.RowField(
-                    c.name(), hudiType(c.type().getLogicalType()), c.comment().orElse(null)));
+            LogicalType type = HudiColumns.written(c.type().getLogicalType());
+            if (table.isPresent()) {
+                Schema.Field f = table.get().getField(c.name());
+                LogicalType held = f == null ? null : HudiColumns.numeric(f.schema());
+                if (f == null) {
+                    type = type.copy(true);
+                } else if (held != null && HudiColumns.widens(type, held)) {
+                    type = held.copy(type.isNullable() || held.isNullable());
+                }
+            }
+            fields.add(new RowType.RowField(c.name(), type, c.comment().orElse(null)));
         }
         if (addsPrecombine(t)) {
             fields.add(new RowType.RowField(
@@ -298,16 +349,6 @@ public final class HudiSink implements ChangeSink {
         return new RowType(false, fields);
     }
 
-    private static LogicalType hudiType(LogicalType t) {
-        if (t instanceof TimeType && ((TimeType) t).getPrecision() > 3) {
-            return new TimeType(t.isNullable(), 3);
-        }
-        if (t instanceof TinyIntType || t instanceof SmallIntType) {
-            return new IntType(t.isNullable());
-        }
-        return t;
-    }
-
     @Override
     public void addSink(DataStream<ChangeEvent> stream, SinkContext context) {
         // Hudi's writer sends its records between operators through Kryo; see the serializer for why.
@@ -316,16 +357,25 @@ public final class HudiSink implements ChangeSink {
         Map<TableId, RowType> sourceTypes = new HashMap<>();
         Map<TableId, Boolean> keepChangelog = new HashMap<>();
         Map<TableId, RowType> writeTypes = new HashMap<>();
+        Map<TableId, Integer> added = new HashMap<>();
+        Map<TableId, Set<String>> newColumns = new HashMap<>();
         for (TableDescriptor t : context.tables()) {
+            Optional<Schema> table = currentSchema(t);
+            newColumns.put(
+                    t.tableId(),
+                    t.columnNames().stream()
+                            .filter(c -> table.isEmpty() || table.get().getField(c) == null)
+                            .collect(Collectors.toSet()));
             RowType source = t.toRowType();
             RowType write = writeRowType(t);
             sourceTypes.put(t.tableId(), source);
             writeTypes.put(t.tableId(), write);
+            added.put(t.tableId(), (addsPrecombine(t) ? 1 : 0) + (softDeletes(t) ? 1 : 0));
             keepChangelog.put(t.tableId(), changelog);
             tags.put(t.tableId(), new OutputTag<>("hudi-" + t.tableId().identifier(), InternalTypeInfo.of(write)));
         }
         SingleOutputStreamOperator<RowData> split = stream.process(
-                        new HudiRowShaper(tags, sourceTypes, writeTypes, keepChangelog),
+                        new HudiRowShaper(tags, sourceTypes, writeTypes, added, keepChangelog, newColumns),
                         tags.values().iterator().next().getTypeInfo())
                 .name("Hudi: split by table")
                 .uid(context.uid("split"))

@@ -2,73 +2,154 @@ package io.inlet.sink.hudi.internal;
 
 import io.inlet.annotation.Internal;
 import io.inlet.core.InletStopException;
+import io.inlet.core.RebuildRequiredException;
 import io.inlet.core.event.ChangeEvent;
+import io.inlet.core.event.SchemaChange;
 import io.inlet.core.table.TableId;
 
 import org.apache.flink.streaming.api.functions.ProcessFunction;
+import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.DecimalType;
+import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Sends each event's row, in the Hudi table's row type, to its table's side output, from which that
- * table's Hudi writer reads: TINYINT and SMALLINT values widened to INT, the change's source
- * position ({@link io.inlet.core.event.SourcePosition#order()}) appended where the sink added the
- * precombine column, and an empty soft-delete flag after it where the sink added that. Drops {@code -U} unless the
- * table keeps a
- * changelog (Hudi's writer would otherwise upsert the old row image).
+ * table's Hudi writer reads. Rows of any schema version are read into the table's columns by name:
+ * TINYINT and SMALLINT values as INT, a column the table holds wider (BIGINT, DOUBLE, a longer
+ * DECIMAL, where the source narrowed it) widened, a column the row's version lacks left NULL. The
+ * change's source position ({@link io.inlet.core.event.SourcePosition#order()}) goes where the sink
+ * added the precombine column, and an empty soft-delete flag after it where the sink added that.
+ * Drops {@code -U} unless the table keeps a changelog (Hudi's writer would otherwise upsert the old
+ * row image).
+ *
+ * <p>A schema change the table's columns already take (a longer VARCHAR, a change the job was rebuilt
+ * for) passes. One that adds a column or makes one nullable stops the job with a {@link
+ * RebuildRequiredException}: Hudi 0.14's writer fixes its schema when it opens. One that Hudi cannot
+ * take at all (a column dropped or renamed, which every row written after would overwrite with NULL;
+ * a widened or other new type, which Hudi 0.14 cannot read its older files as; a new key) stops it for
+ * good, naming the column.
  */
 @Internal
 public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> {
 
-    private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 2L;
+
+    private static final Logger LOG = LoggerFactory.getLogger(HudiRowShaper.class);
 
     private final HashMap<TableId, OutputTag<RowData>> tags;
     private final HashMap<TableId, RowType> sourceTypes;
     private final HashMap<TableId, RowType> writeTypes;
+    private final HashMap<TableId, Integer> added;
     private final HashMap<TableId, Boolean> changelog;
+    private final HashMap<TableId, HashSet<String>> newColumns;
 
-    private transient Map<TableId, Shape> shapes;
+    private transient Map<TableId, Map<RowType, Shape>> shapes;
+    /** Per table, the columns new to its Hudi table in this job that no row written yet had. */
+    private transient Map<TableId, Set<String>> unwritten;
 
+    /**
+     * @param sourceTypes each table's row type as the job was built (the rows that do not say theirs)
+     * @param writeTypes each table's row type in Hudi
+     * @param added how many columns the sink adds at the end of each table's write type (precombine, soft delete)
+     * @param newColumns per table, the columns its Hudi table did not have when the job was built
+     */
     public HudiRowShaper(
             Map<TableId, OutputTag<RowData>> tags,
             Map<TableId, RowType> sourceTypes,
             Map<TableId, RowType> writeTypes,
-            Map<TableId, Boolean> changelog) {
+            Map<TableId, Integer> added,
+            Map<TableId, Boolean> changelog,
+            Map<TableId, ? extends Set<String>> newColumns) {
         this.tags = new HashMap<>(tags);
         this.sourceTypes = new HashMap<>(sourceTypes);
         this.writeTypes = new HashMap<>(writeTypes);
+        this.added = new HashMap<>(added);
         this.changelog = new HashMap<>(changelog);
+        this.newColumns = new HashMap<>();
+        newColumns.forEach((id, columns) -> this.newColumns.put(id, new HashSet<>(columns)));
     }
 
-    /** How one table's rows are reshaped. */
+    private enum Conversion {
+        NONE,
+        TO_INT,
+        TO_LONG,
+        TO_DOUBLE,
+        DECIMAL
+    }
+
+    /** How rows of one source type are read into a table's write type. */
     private static final class Shape {
-        final RowData.FieldGetter[] getters;
-        final boolean[] widen;
-        final int extra;
+        final RowData.FieldGetter[] getters; // per write column; null where the source type lacks it
+        final Conversion[] conversions;
+        final DecimalType[] decimals;
+        final int added;
         final boolean identity;
 
-        Shape(RowType source, RowType write) {
-            getters = new RowData.FieldGetter[source.getFieldCount()];
-            widen = new boolean[source.getFieldCount()];
-            boolean same = write.getFieldCount() == source.getFieldCount();
-            for (int i = 0; i < getters.length; i++) {
-                getters[i] = RowData.createFieldGetter(source.getTypeAt(i), i);
-                LogicalTypeRoot from = source.getTypeAt(i).getTypeRoot();
-                widen[i] = (from == LogicalTypeRoot.TINYINT || from == LogicalTypeRoot.SMALLINT)
-                        && write.getTypeAt(i).getTypeRoot() == LogicalTypeRoot.INTEGER;
-                same &= !widen[i];
+        Shape(TableId table, RowType source, RowType write, int added) {
+            int n = write.getFieldCount() - added;
+            getters = new RowData.FieldGetter[n];
+            conversions = new Conversion[n];
+            decimals = new DecimalType[n];
+            this.added = added;
+            boolean same = n == source.getFieldCount() && added == 0;
+            for (int i = 0; i < n; i++) {
+                int j = source.getFieldIndex(write.getFieldNames().get(i));
+                same &= j == i;
+                conversions[i] = Conversion.NONE;
+                if (j < 0) {
+                    continue; // a column this version of the table does not have yet: NULL
+                }
+                LogicalType from = source.getTypeAt(j);
+                LogicalType to = write.getTypeAt(i);
+                getters[i] = RowData.createFieldGetter(from, j);
+                conversions[i] = conversion(from, to);
+                if (conversions[i] == Conversion.DECIMAL) {
+                    decimals[i] = (DecimalType) to;
+                }
+                same &= conversions[i] == Conversion.NONE;
             }
-            // The sink adds the ordering column, then possibly the soft-delete flag (left empty here).
-            extra = write.getFieldCount() - source.getFieldCount();
-            identity = same && extra == 0;
+            for (String column : source.getFieldNames()) {
+                if (write.getFieldIndex(column) < 0) {
+                    throw new InletStopException("The Hudi sink got rows of table " + table + " with a column '"
+                            + column + "' its Hudi table does not have (columns: " + write.getFieldNames()
+                            + "), without a schema change before them. Report this as a bug in Inlet.");
+                }
+            }
+            identity = same;
+        }
+
+        private static Conversion conversion(LogicalType from, LogicalType to) {
+            LogicalTypeRoot a = from.getTypeRoot();
+            LogicalTypeRoot b = to.getTypeRoot();
+            if (b == LogicalTypeRoot.INTEGER && (a == LogicalTypeRoot.TINYINT || a == LogicalTypeRoot.SMALLINT)) {
+                return Conversion.TO_INT;
+            }
+            if (b == LogicalTypeRoot.BIGINT && a != LogicalTypeRoot.BIGINT) {
+                return Conversion.TO_LONG;
+            }
+            if (b == LogicalTypeRoot.DOUBLE && a == LogicalTypeRoot.FLOAT) {
+                return Conversion.TO_DOUBLE;
+            }
+            if (b == LogicalTypeRoot.DECIMAL && !from.copy(true).equals(to.copy(true))) {
+                return Conversion.DECIMAL;
+            }
+            return Conversion.NONE;
         }
     }
 
@@ -81,13 +162,8 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> {
                     "The Hudi sink got an event of table " + id + ", which it was not built for.");
         }
         if (event.isSchemaChange()) {
-            // Hudi 0.14's Flink writer fixes its schema when it opens (issue 13: a supervised restart is planned).
-            throw new InletStopException("The Hudi sink cannot follow the schema change of table " + id
-                    + " while the job runs yet: " + event.schemaChange().changes()
-                    + event.schemaChange().statement().map(s -> " (" + s + ")").orElse("") + " at "
-                    + event.position() + ". The job stops before any row of the new shape is written. Bring the"
-                    + " Hudi table to the new schema and start the job again, or set 'schema-change.behavior' ="
-                    + " 'fail' on the source for pipelines into Hudi.");
+            check(event);
+            return;
         }
         RowData row = event.row();
         if (row.getRowKind() == RowKind.UPDATE_BEFORE && !changelog.get(id)) {
@@ -96,21 +172,120 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> {
         if (shapes == null) {
             shapes = new HashMap<>();
         }
-        Shape shape = shapes.computeIfAbsent(id, k -> new Shape(sourceTypes.get(k), writeTypes.get(k)));
+        RowType type = event.rowType().orElse(sourceTypes.get(id));
+        Shape shape = shapes.computeIfAbsent(id, k -> new HashMap<>()).computeIfAbsent(type, t -> {
+            unwritten(id).removeAll(t.getFieldNames()); // from here on the table holds values of these columns
+            return new Shape(id, t, writeTypes.get(id), added.get(id));
+        });
         if (!shape.identity) {
             row = reshape(shape, row, event.position().order());
         }
         ctx.output(tag, row);
     }
 
+    private Set<String> unwritten(TableId id) {
+        if (unwritten == null) {
+            unwritten = new HashMap<>();
+        }
+        return unwritten.computeIfAbsent(id, k -> new HashSet<>(newColumns.getOrDefault(k, new HashSet<>())));
+    }
+
+    /**
+     * Lets a schema change pass when the table's columns take its rows as they are; otherwise stops the
+     * job, for a rebuild where Hudi can take the change after one, for good where it cannot. A version
+     * without a column that is new to the table and that no row has written yet passes: its rows come
+     * from before the column was added (a job rebuilt for the column reads again from the checkpoint
+     * before it), and NULL is their value.
+     */
+    private void check(ChangeEvent event) {
+        SchemaChange change = event.schemaChange();
+        TableId id = event.tableId();
+        RowType write = writeTypes.get(id);
+        int n = write.getFieldCount() - added.get(id);
+        RowType after = change.after().toRowType();
+        String what = " the schema change of table " + id + " " + change.changes()
+                + change.statement().map(s -> " (" + s + ")").orElse("") + " at " + event.position();
+        List<String> cannot = new ArrayList<>();
+        List<String> rebuild = new ArrayList<>();
+        if (change.primaryKeyChanged()) {
+            cannot.add("the primary key changed to " + change.after().primaryKey() + ", and Hudi keys the table's"
+                    + " rows by " + change.before().primaryKey());
+        }
+        for (int i = 0; i < n; i++) {
+            String column = write.getFieldNames().get(i);
+            if (after.getFieldIndex(column) < 0 && !unwritten(id).contains(column)) {
+                cannot.add("column '" + column + "' is no longer in the rows (dropped or renamed), and Hudi 0.14"
+                        + " writes whole rows, so each row written from now on would overwrite its value with NULL."
+                        + " To keep the column and its values, set 'exclude.schema.changes' = 'drop.column,"
+                        + " rename.column' on the source");
+            }
+        }
+        for (RowType.RowField f : after.getFields()) {
+            int i = write.getFieldIndex(f.getName());
+            if (i < 0 || i >= n) {
+                rebuild.add("column '" + f.getName() + "' " + f.getType().asSummaryString() + " is new");
+                continue;
+            }
+            LogicalType have = write.getTypeAt(i);
+            LogicalType now = f.getType();
+            if (HudiColumns.widens(have, now)) {
+                cannot.add("column '" + f.getName() + "' widened from " + have.asSummaryString() + " to "
+                        + now.asSummaryString() + ". " + HudiColumns.NO_WIDENING);
+            } else if (!HudiColumns.storedAlike(now, have) && !HudiColumns.widens(now, have)) {
+                cannot.add("column '" + f.getName() + "' changed from " + have.asSummaryString() + " to "
+                        + now.asSummaryString() + ", which Hudi cannot read its rows written before as");
+            } else if (now.isNullable() && !have.isNullable()) { // the table's column holds every value, not NULL
+                rebuild.add("column '" + f.getName() + "' became nullable");
+            }
+        }
+        if (!cannot.isEmpty()) {
+            throw new InletStopException("The Hudi sink cannot follow" + what + ": " + String.join("; ", cannot)
+                    + ". The job stops before any row of the new shape is written.");
+        }
+        if (!rebuild.isEmpty()) {
+            throw new RebuildRequiredException(
+                    id.toString(),
+                    event.position().toString(),
+                    "The Hudi sink needs a new job for" + what + ": " + String.join("; ", rebuild)
+                            + ", and Hudi 0.14's writer fixes its schema when it opens. The job stops before"
+                            + " any row of the new shape is written. Run under Inlet's PipelineRunner (every Inlet"
+                            + " job jar is), it is rebuilt with the table's new schema and restored from its"
+                            + " latest checkpoint by itself; otherwise start it again from that checkpoint.");
+        }
+        LOG.info(
+                "The Hudi table takes{} as it is (columns {}).",
+                what,
+                write.getFieldNames().subList(0, n));
+    }
+
     private static RowData reshape(Shape shape, RowData row, long order) {
         int n = shape.getters.length;
-        GenericRowData out = new GenericRowData(row.getRowKind(), n + shape.extra);
+        GenericRowData out = new GenericRowData(row.getRowKind(), n + shape.added);
         for (int i = 0; i < n; i++) {
-            Object v = shape.getters[i].getFieldOrNull(row);
-            out.setField(i, v != null && shape.widen[i] ? (Object) ((Number) v).intValue() : v);
+            Object v = shape.getters[i] == null ? null : shape.getters[i].getFieldOrNull(row);
+            if (v != null) {
+                switch (shape.conversions[i]) {
+                    case TO_INT:
+                        v = ((Number) v).intValue();
+                        break;
+                    case TO_LONG:
+                        v = ((Number) v).longValue();
+                        break;
+                    case TO_DOUBLE:
+                        v = ((Number) v).doubleValue();
+                        break;
+                    case DECIMAL:
+                        DecimalType d = shape.decimals[i];
+                        v = DecimalData.fromBigDecimal(
+                                ((DecimalData) v).toBigDecimal(), d.getPrecision(), d.getScale());
+                        break;
+                    default:
+                        break;
+                }
+            }
+            out.setField(i, v);
         }
-        if (shape.extra > 0) {
+        if (shape.added > 0) {
             out.setField(n, order);
         }
         return out;

@@ -3,20 +3,28 @@ package io.inlet.sink.hudi.internal;
 import io.inlet.annotation.Internal;
 import io.inlet.core.table.Column;
 import io.inlet.core.table.TableDescriptor;
+import io.inlet.core.util.MiniJson;
 
 import org.apache.avro.Schema;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
+import javax.annotation.Nullable;
+
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -44,21 +52,69 @@ public final class HudiTables {
         return Optional.of(p);
     }
 
+    /**
+     * The table's schema now: the writer schema of its newest completed commit that records one (Hudi
+     * keeps it in the commit's metadata, key {@code schema}); the schema it was created with when no
+     * commit records one. A table the sink brought along to a new column has it only in its commits.
+     */
+    public static Optional<Schema> currentSchema(String basePath, Properties existing, Configuration hadoopConf)
+            throws IOException {
+        Path timeline = new Path(basePath, ".hoodie");
+        FileSystem fs = timeline.getFileSystem(hadoopConf);
+        List<Path> commits = new ArrayList<>();
+        if (fs.exists(timeline)) {
+            for (FileStatus s : fs.listStatus(timeline)) {
+                String name = s.getPath().getName();
+                // Completed instants only: <time>.commit, .deltacommit, .replacecommit (no .inflight/.requested).
+                if (s.isFile() && COMPLETED.matcher(name).matches()) {
+                    commits.add(s.getPath());
+                }
+            }
+        }
+        commits.sort(Comparator.comparing((Path c) -> c.getName()).reversed());
+        for (Path commit : commits) {
+            String text;
+            try (InputStream in = fs.open(commit)) {
+                text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            }
+            if (text.isBlank()) {
+                continue; // an instant without metadata (nothing written)
+            }
+            Object meta = MiniJson.parse(text);
+            Object extra = meta instanceof Map ? ((Map<?, ?>) meta).get("extraMetadata") : null;
+            Object schema = extra instanceof Map ? ((Map<?, ?>) extra).get("schema") : null;
+            if (schema instanceof String && !((String) schema).isBlank()) {
+                return Optional.of(new Schema.Parser().parse((String) schema));
+            }
+        }
+        String created = existing.getProperty("hoodie.table.create.schema");
+        return created == null ? Optional.empty() : Optional.of(new Schema.Parser().parse(created));
+    }
+
+    private static final Pattern COMPLETED = Pattern.compile("\\d+\\.(commit|deltacommit|replacecommit)");
+
     /** Whether the table's schema (as created) has the column. */
     public static boolean hasColumn(Properties existing, String column) {
         String schemaText = existing.getProperty("hoodie.table.create.schema");
         return schemaText != null && new Schema.Parser().parse(schemaText).getField(column) != null;
     }
 
-    /** Differences between the existing table and the one the sink would write; empty when none. */
+    /**
+     * Differences between the existing table (its schema now: {@code current}) and the one the sink
+     * would write; empty when none. With {@code schemaChangesFollowed} the rows may have columns the
+     * table lacks, or a column narrower than the table holds it (see {@link HudiColumns}); never lack
+     * one the table has, or have one wider.
+     */
     public static List<String> differences(
             String basePath,
             Properties existing,
+            @Nullable Schema current,
             TableDescriptor t,
             String tableType,
             String precombine,
             List<String> partitionFields,
-            boolean precombineAdded) {
+            boolean precombineAdded,
+            boolean schemaChangesFollowed) {
         List<String> problems = new ArrayList<>();
         String where = "The existing Hudi table at " + basePath;
         String type = existing.getProperty("hoodie.table.type");
@@ -91,9 +147,8 @@ public final class HudiTables {
             problems.add(where + " is partitioned by " + oldPartitions + ", the sink would partition by "
                     + partitionFields + ". Set 'partition-fields." + t.tableId() + "' to match.");
         }
-        String schemaText = existing.getProperty("hoodie.table.create.schema");
-        if (schemaText != null) {
-            Schema schema = new Schema.Parser().parse(schemaText);
+        if (current != null) {
+            Schema schema = current;
             List<String> tableColumns = schema.getFields().stream()
                     .map(Schema.Field::name)
                     .filter(n -> !n.startsWith("_hoodie_"))
@@ -102,7 +157,9 @@ public final class HudiTables {
             if (precombineAdded) {
                 rowColumns.add(precombine);
             }
-            if (!tableColumns.equals(rowColumns)) {
+            if (schemaChangesFollowed) {
+                problems.addAll(evolvable(where, schema, tableColumns, rowColumns, t));
+            } else if (!tableColumns.equals(rowColumns)) {
                 problems.add(where + " has the columns " + tableColumns + ", the rows of " + t.tableId() + " have "
                         + rowColumns + ". Align the table or write to another path.");
             } else {
@@ -115,6 +172,45 @@ public final class HudiTables {
                                 + c.type().getLogicalType().asSummaryString() + " (Avro " + want + ").");
                     }
                 }
+            }
+        }
+        return problems;
+    }
+
+    /** What keeps the rows from being written on into the table's columns after schema changes. */
+    private static List<String> evolvable(
+            String where, Schema schema, List<String> tableColumns, List<String> rowColumns, TableDescriptor t) {
+        List<String> problems = new ArrayList<>();
+        for (String column : tableColumns) {
+            if (!rowColumns.contains(column)) {
+                problems.add(where + " has a column '" + column + "' the rows of " + t.tableId() + " do not have"
+                        + " (dropped or renamed at the source; columns now: " + rowColumns + "). Hudi 0.14 writes"
+                        + " whole rows, so each row written would overwrite its value with NULL. Keep the column"
+                        + " at the source, or write to another path.");
+            }
+        }
+        for (Column c : t.columns()) {
+            Schema.Field f = schema.getField(c.name());
+            if (f == null) {
+                continue; // added at the source: the sink writes it on, nullable
+            }
+            LogicalType want = HudiColumns.written(c.type().getLogicalType());
+            LogicalType have = HudiColumns.numeric(f.schema());
+            if (have != null && HudiColumns.widens(have, want)) {
+                problems.add(where + " stores column '" + c.name() + "' as " + have.asSummaryString() + ", but "
+                        + t.tableId() + " has it as "
+                        + c.type().getLogicalType().asSummaryString() + ". "
+                        + HudiColumns.NO_WIDENING + ".");
+                continue;
+            }
+            boolean fits = have != null
+                    ? HudiColumns.storedAlike(want, have) || HudiColumns.widens(want, have)
+                    : baseType(f.schema()).equals(avroBase(want));
+            if (!fits) {
+                problems.add(where + " stores column '" + c.name() + "' as Avro " + baseType(f.schema())
+                        + (have == null ? "" : " (" + have.asSummaryString() + ")") + ", but " + t.tableId()
+                        + " has it as " + c.type().getLogicalType().asSummaryString()
+                        + ", which Hudi cannot read the rows written before as. Write to another path.");
             }
         }
         return problems;

@@ -1,0 +1,164 @@
+package io.inlet.it;
+
+import io.inlet.core.InletStopException;
+import io.inlet.core.Pipeline;
+import io.inlet.core.PipelineRunner;
+import io.inlet.core.testing.MiniClusters;
+import io.inlet.sink.hudi.HudiSink;
+import io.inlet.testing.MariaDbExtension;
+import io.inlet.testing.MariaDbServer;
+
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Hudi 0.14's writers fix their schema when they open, so a column added at the source stops the job
+ * and {@link PipelineRunner} rebuilds it with the table's new schema from its latest checkpoint: one new
+ * job per change that needs one, none for a change the table takes as it is, and the table equal to
+ * MariaDB after each step, read with Hudi's reader, compacted base files included. A widening, which
+ * Hudi 0.14 cannot read its older files as, stops the run naming the column.
+ */
+@Tag("hudi") // in the 1.17 build's Hudi execution: one test JVM, alone (integration-tests/pom.xml)
+@ExtendWith(MariaDbExtension.class)
+class HudiSchemaEvolutionITCase {
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = MiniClusters.extension(4);
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(120);
+
+    @Test
+    void addedColumnsRebuildTheJobFromItsLatestCheckpointAndAWideningStopsIt(
+            MariaDbServer mysql, @TempDir Path lake, @TempDir Path checkpoints) throws Exception {
+        String db = mysql.createDatabase();
+        mysql.execute(
+                db,
+                "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, v INT NOT NULL, name VARCHAR(20))",
+                "INSERT INTO t VALUES (1, 10, 'one'), (2, 20, 'two'), (3, 30, 'three')");
+        Map<String, String> source = MySqlOptions.of(mysql, db, "t");
+        source.put("schema-change.behavior", "evolve");
+        AtomicReference<Pipeline> built = new AtomicReference<>();
+        AtomicReference<HudiSink> sink = new AtomicReference<>();
+        List<JobClient> jobs = new CopyOnWriteArrayList<>();
+        PipelineRunner runner = PipelineRunner.builder()
+                .pipeline(conf -> {
+                    conf.set(
+                            CheckpointingOptions.CHECKPOINTS_DIRECTORY,
+                            checkpoints.toUri().toString());
+                    sink.set(HudiLakes.hudiSink(lake, 2));
+                    built.set(Pipeline.builder()
+                            .environment(Jobs.checkpointingEnvironment(conf, 2))
+                            .source("mysql-cdc", source)
+                            .sink(sink.get())
+                            .build());
+                    return built.get();
+                })
+                .onJobSubmitted(jobs::add)
+                .build();
+        CompletableFuture<?> run = CompletableFuture.runAsync(() -> {
+            try {
+                runner.run();
+            } catch (Exception e) {
+                throw new CompletionException(e);
+            }
+        });
+        Path table = lake.resolve(db).resolve("t");
+        try (Connection c = mysql.connection(db)) {
+            awaitEqual(jobs, 1, c, db, lake, sink, built);
+
+            // Rows change before and after an added column, within a checkpoint or two: the job stops at the
+            // change, and the rebuilt job reads again from its latest checkpoint, the rows before the change
+            // included.
+            mysql.execute(
+                    db,
+                    "UPDATE t SET name = 'uno' WHERE id = 1",
+                    "ALTER TABLE t ADD COLUMN note VARCHAR(50) NULL AFTER v",
+                    "UPDATE t SET note = 'second', v = 21 WHERE id = 2",
+                    "INSERT INTO t VALUES (4, 40, 'four', 'fourth')");
+            awaitEqual(jobs, 2, c, db, lake, sink, built);
+            assertThat(built.get().sinkTables().get(0).columnNames()).containsExactly("id", "v", "note", "name");
+            assertThat(Jobs.messages(Jobs.awaitFailure(jobs.get(0), TIMEOUT)))
+                    .contains("RebuildRequiredException")
+                    .contains("column 'note' VARCHAR(50) is new");
+
+            // A longer VARCHAR is stored alike: the running job takes it, no rebuild.
+            mysql.execute(
+                    db,
+                    "ALTER TABLE t MODIFY name VARCHAR(200)",
+                    "UPDATE t SET name = '" + "x".repeat(150) + "' WHERE id = 3");
+            awaitEqual(jobs, 2, c, db, lake, sink, built);
+
+            // A required column made nullable: a rebuild; then compaction writes base files with the new
+            // column, which the reader merges.
+            mysql.execute(
+                    db,
+                    "ALTER TABLE t MODIFY v INT NULL",
+                    "UPDATE t SET v = NULL WHERE id = 1",
+                    "INSERT INTO t VALUES (5, 50, 'five', NULL)");
+            awaitEqual(jobs, 3, c, db, lake, sink, built);
+            mysql.execute(db, "UPDATE t SET note = 'again' WHERE id = 4", "DELETE FROM t WHERE id = 2");
+            awaitEqual(jobs, 3, c, db, lake, sink, built);
+            DebeziumKafkaToHudiITCase.awaitCompaction(jobs.get(2), table);
+            assertThat(HudiReads.baseFiles(table)).isNotEmpty();
+            awaitEqual(jobs, 3, c, db, lake, sink, built);
+
+            // A widening Hudi 0.14 cannot read its older files as: the run ends, naming the column and why.
+            mysql.execute(db, "ALTER TABLE t MODIFY v BIGINT NULL", "UPDATE t SET v = 5000000000 WHERE id = 5");
+            assertThat(run)
+                    .failsWithin(TIMEOUT)
+                    .withThrowableOfType(ExecutionException.class)
+                    .havingRootCause()
+                    .isInstanceOf(InletStopException.class)
+                    .withMessageContaining("column 'v' widened from INT to BIGINT")
+                    .withMessageContaining("Unexpected type: INT32");
+            assertThat(jobs).hasSize(3);
+        } finally {
+            for (JobClient job : jobs) {
+                Jobs.cancelIfRunning(job);
+            }
+            run.cancel(true);
+        }
+    }
+
+    /** Waits until the runner has submitted {@code n} jobs, the last runs, and the table equals MariaDB's. */
+    private static void awaitEqual(
+            List<JobClient> jobs,
+            int n,
+            Connection c,
+            String db,
+            Path lake,
+            AtomicReference<HudiSink> sink,
+            AtomicReference<Pipeline> built)
+            throws Exception {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while ((jobs.size() < n || jobs.get(n - 1).getJobStatus().get(30, TimeUnit.SECONDS) != JobStatus.RUNNING)
+                && System.nanoTime() < deadline) {
+            Thread.sleep(100); // waiting for the runner's next job
+        }
+        assertThat(jobs).as("jobs the runner submitted").hasSize(n);
+        HudiLakes.awaitEqualToMySql(
+                jobs.get(n - 1), c, db, lake, sink.get(), built.get().sinkTables());
+        assertThat(jobs).as("jobs the runner submitted").hasSize(n);
+    }
+}

@@ -1,0 +1,138 @@
+package io.inlet.sink.hudi.internal;
+
+import io.inlet.annotation.Internal;
+import io.inlet.core.event.ColumnChange;
+
+import org.apache.avro.LogicalTypes;
+import org.apache.avro.Schema;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.BooleanType;
+import org.apache.flink.table.types.logical.DecimalType;
+import org.apache.flink.table.types.logical.DoubleType;
+import org.apache.flink.table.types.logical.FloatType;
+import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.SmallIntType;
+import org.apache.flink.table.types.logical.TimeType;
+import org.apache.flink.table.types.logical.TinyIntType;
+import org.apache.flink.table.types.logical.VarBinaryType;
+import org.apache.flink.table.types.logical.VarCharType;
+
+import javax.annotation.Nullable;
+
+/**
+ * How a source column is stored in a Hudi table, and which differences between a column's type in
+ * the table and at the source Hudi 0.14 takes: the one place both the sink's build (an existing table
+ * brought along) and its writer (a schema change while the job runs) decide it.
+ */
+@Internal
+public final class HudiColumns {
+
+    private HudiColumns() {}
+
+    /**
+     * The type a source column is written as: TINYINT and SMALLINT as INT (Parquet stores them as
+     * 32-bit ints, and Hudi's Flink reader fails on base files it must read into a SMALLINT column),
+     * TIME at millisecond precision (what Flink's TIME holds, the most Hudi's Avro TIME takes).
+     */
+    public static LogicalType written(LogicalType t) {
+        if (t instanceof TimeType && ((TimeType) t).getPrecision() > 3) {
+            return new TimeType(t.isNullable(), 3);
+        }
+        if (t instanceof TinyIntType || t instanceof SmallIntType) {
+            return new IntType(t.isNullable());
+        }
+        return t;
+    }
+
+    /**
+     * Whether values of the two types are stored alike, nullability aside: strings of any length are
+     * Avro strings, byte strings Avro bytes, TINYINT to INT Avro ints.
+     */
+    public static boolean storedAlike(LogicalType a, LogicalType b) {
+        return stored(a).equals(stored(b));
+    }
+
+    /**
+     * Why a Hudi table's column cannot be widened, as measured at Hudi 0.14.0 (MERGE_ON_READ, Flink): the
+     * Flink reader fails on a base file written before an INT to BIGINT change ({@code
+     * IllegalArgumentException: Unexpected type: INT32} in {@code ParquetSplitReaderUtil}, also with
+     * {@code hoodie.schema.on.read.enable}), and on log files written before a DECIMAL precision change
+     * ({@code AvroTypeException: Found ...fixed, expecting ...fixed}).
+     */
+    public static final String NO_WIDENING = "Hudi 0.14's Flink reader cannot read the table's files written"
+            + " before a widening (base files fail with 'Unexpected type: INT32', log files of a DECIMAL with"
+            + " 'AvroTypeException'; upstream hudi #14252). Write the table anew under the new type (another"
+            + " 'path', or delete the table and start the job without state), or keep the column's type at"
+            + " the source";
+
+    /**
+     * Whether every value of {@code from} is one of {@code to}, stored wider: INT to BIGINT, FLOAT to
+     * DOUBLE, DECIMAL(p, s) to DECIMAL(p', s).
+     */
+    public static boolean widens(LogicalType from, LogicalType to) {
+        LogicalType a = stored(from);
+        LogicalType b = stored(to);
+        return !a.equals(b) && ColumnChange.retyped("c", a, b).isWidening();
+    }
+
+    private static LogicalType stored(LogicalType t) {
+        LogicalType w = written(t).copy(true);
+        switch (w.getTypeRoot()) {
+            case CHAR:
+            case VARCHAR:
+                return new VarCharType(VarCharType.MAX_LENGTH);
+            case BINARY:
+            case VARBINARY:
+                return new VarBinaryType(VarBinaryType.MAX_LENGTH);
+            default:
+                return w;
+        }
+    }
+
+    /**
+     * The Flink type of a column of the table's Avro schema where a widening between it and the source
+     * can be told (boolean, int, long, float, double, decimal); null for the others, which the sink
+     * compares by their Avro type alone.
+     */
+    @Nullable
+    public static LogicalType numeric(Schema field) {
+        Schema s = field;
+        boolean nullable = false;
+        if (s.getType() == Schema.Type.UNION) {
+            Schema value = null;
+            for (Schema b : s.getTypes()) {
+                if (b.getType() == Schema.Type.NULL) {
+                    nullable = true;
+                } else {
+                    value = b;
+                }
+            }
+            if (value == null) {
+                return null;
+            }
+            s = value;
+        }
+        if (s.getLogicalType() instanceof LogicalTypes.Decimal) {
+            LogicalTypes.Decimal d = (LogicalTypes.Decimal) s.getLogicalType();
+            return new DecimalType(nullable, d.getPrecision(), d.getScale());
+        }
+        if (s.getLogicalType() != null) {
+            return null; // a date, time or timestamp
+        }
+        switch (s.getType()) {
+            case BOOLEAN:
+                return new BooleanType(nullable);
+            case INT:
+                return new IntType(nullable);
+            case LONG:
+                return new BigIntType(nullable);
+            case FLOAT:
+                return new FloatType(nullable);
+            case DOUBLE:
+                return new DoubleType(nullable);
+            default:
+                return null;
+        }
+    }
+}

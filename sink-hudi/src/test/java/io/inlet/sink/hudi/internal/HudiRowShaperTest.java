@@ -1,0 +1,183 @@
+package io.inlet.sink.hudi.internal;
+
+import io.inlet.core.InletStopException;
+import io.inlet.core.RebuildRequiredException;
+import io.inlet.core.event.ChangeEvent;
+import io.inlet.core.event.SchemaChange;
+import io.inlet.core.event.SourcePosition;
+import io.inlet.core.table.TableDescriptor;
+import io.inlet.core.table.TableId;
+
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
+import org.apache.flink.streaming.util.ProcessFunctionTestHarnesses;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarCharType;
+import org.apache.flink.util.OutputTag;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** What the Hudi sink's splitter does with rows of other schema versions and with schema changes. */
+class HudiRowShaperTest {
+
+    private static final TableId T = TableId.of("db", "t");
+
+    /** The table as the job was built: {@code note} new to the Hudi table, {@code v} held as BIGINT there. */
+    private static final TableDescriptor BUILT = TableDescriptor.builder(T)
+            .column("id", DataTypes.INT().notNull())
+            .column("v", DataTypes.INT().notNull())
+            .column("note", DataTypes.VARCHAR(50))
+            .column("name", DataTypes.VARCHAR(20))
+            .primaryKey("id")
+            .build();
+
+    private static final RowType WRITE = RowType.of(
+            new org.apache.flink.table.types.logical.LogicalType[] {
+                new IntType(false),
+                new BigIntType(false),
+                new VarCharType(50),
+                new VarCharType(20),
+                new BigIntType(false)
+            },
+            new String[] {"id", "v", "note", "name", "_source_position"});
+
+    private static final OutputTag<RowData> TAG = new OutputTag<>("hudi-db.t", InternalTypeInfo.of(WRITE));
+
+    private static OneInputStreamOperatorTestHarness<ChangeEvent, RowData> harness() throws Exception {
+        HudiRowShaper shaper = new HudiRowShaper(
+                Map.of(T, TAG),
+                Map.of(T, BUILT.toRowType()),
+                Map.of(T, WRITE),
+                Map.of(T, 1),
+                Map.of(T, false),
+                Map.of(T, Set.of("note")));
+        return ProcessFunctionTestHarnesses.forProcessFunction(shaper);
+    }
+
+    private static TableDescriptor version(int version, TableDescriptor.Builder columns) {
+        return columns.primaryKey("id").schemaVersion(version).build();
+    }
+
+    private static final TableDescriptor OLDER = version(
+            2,
+            TableDescriptor.builder(T)
+                    .column("id", DataTypes.INT().notNull())
+                    .column("v", DataTypes.INT().notNull())
+                    .column("name", DataTypes.VARCHAR(20)));
+
+    private static ChangeEvent change(TableDescriptor before, TableDescriptor after, long pos) {
+        return ChangeEvent.schemaChange(
+                SchemaChange.between(before, after, Map.of(), null),
+                0L,
+                SourcePosition.binlog("mysql-bin.000001", pos, 0));
+    }
+
+    private static ChangeEvent row(TableDescriptor version, long pos, Object... values) {
+        ChangeEvent e = ChangeEvent.of(
+                T,
+                version.schemaVersion(),
+                GenericRowData.of(values),
+                0L,
+                SourcePosition.binlog("mysql-bin.000001", pos, 0));
+        return version == BUILT ? e : e.withRowType(version.toRowType());
+    }
+
+    private static List<String> written(OneInputStreamOperatorTestHarness<ChangeEvent, RowData> h) {
+        if (h.getSideOutput(TAG) == null) {
+            return List.of(); // nothing went to the side output
+        }
+        return h.getSideOutput(TAG).stream()
+                .map(StreamRecord::getValue)
+                .map(r -> ((GenericRowData) r).toString())
+                .collect(Collectors.toList());
+    }
+
+    @Test
+    void rowsOfAnOlderVersionReadByNameAndAColumnNewToTheTableTakesTheirShapeUntilWritten() throws Exception {
+        try (OneInputStreamOperatorTestHarness<ChangeEvent, RowData> h = harness()) {
+            // A job rebuilt for 'note' restores from before it was added: the split's older shape passes.
+            h.processElement(change(BUILT, OLDER, 100), 0);
+            h.processElement(row(OLDER, 110, 1, 10, StringData.fromString("one")), 0);
+            TableDescriptor added = version(3, OLDER.toBuilder().columns(BUILT.columns()));
+            h.processElement(change(OLDER, added, 120), 0);
+            h.processElement(row(added, 130, 2, 20, StringData.fromString("n"), StringData.fromString("two")), 0);
+            long order110 = SourcePosition.binlogOrder("mysql-bin.000001", 110, 0);
+            long order130 = SourcePosition.binlogOrder("mysql-bin.000001", 130, 0);
+            assertThat(written(h))
+                    .containsExactly(
+                            "+I(1," + 10L + ",null,one," + order110 + ")", "+I(2," + 20L + ",n,two," + order130 + ")");
+
+            // 'note' has values now: a version without it is a drop, which would write NULL over them.
+            TableDescriptor dropped = version(4, OLDER.toBuilder());
+            assertThatThrownBy(() -> h.processElement(change(added, dropped, 140), 0))
+                    .isInstanceOf(InletStopException.class)
+                    .isNotInstanceOf(RebuildRequiredException.class)
+                    .hasMessageContaining("column 'note' is no longer in the rows (dropped or renamed)")
+                    .hasMessageContaining("'exclude.schema.changes' = 'drop.column, rename.column'");
+        }
+    }
+
+    @Test
+    void anAddedColumnOrANullableOneAsksForARebuildAndAWideningStops() throws Exception {
+        try (OneInputStreamOperatorTestHarness<ChangeEvent, RowData> h = harness()) {
+            TableDescriptor longer = version(
+                    2,
+                    BUILT.toBuilder()
+                            .columns(List.of(
+                                    BUILT.columns().get(0),
+                                    BUILT.columns().get(1),
+                                    BUILT.columns().get(2),
+                                    BUILT.columns().get(3).withType(DataTypes.VARCHAR(200)))));
+            h.processElement(change(BUILT, longer, 100), 0); // stored alike: passes
+            TableDescriptor extra = version(3, longer.toBuilder().column("email", DataTypes.VARCHAR(80)));
+            assertThatThrownBy(() -> h.processElement(change(longer, extra, 110), 0))
+                    .isInstanceOf(RebuildRequiredException.class)
+                    .hasMessageContaining("column 'email' VARCHAR(80) is new")
+                    .satisfies(e -> assertThat(((RebuildRequiredException) e).position())
+                            .isEqualTo("mysql-bin.000001:110#0"));
+            TableDescriptor nullable = version(
+                    3,
+                    longer.toBuilder()
+                            .columns(List.of(
+                                    BUILT.columns()
+                                            .get(0)
+                                            .withType(DataTypes.INT().notNull()),
+                                    BUILT.columns().get(1).withType(DataTypes.INT()),
+                                    BUILT.columns().get(2),
+                                    longer.columns().get(3))));
+            // v is INT NOT NULL at the source, BIGINT NOT NULL in the table: nullable needs a new writer schema
+            assertThatThrownBy(() -> h.processElement(change(longer, nullable, 120), 0))
+                    .isInstanceOf(RebuildRequiredException.class)
+                    .hasMessageContaining("column 'v' became nullable");
+            TableDescriptor widerId = version(
+                    3,
+                    longer.toBuilder()
+                            .columns(List.of(
+                                    BUILT.columns()
+                                                    .get(0)
+                                                    .withType(DataTypes.BIGINT().notNull()),
+                                            BUILT.columns().get(1),
+                                    BUILT.columns().get(2), longer.columns().get(3))));
+            assertThatThrownBy(() -> h.processElement(change(longer, widerId, 130), 0))
+                    .isInstanceOf(InletStopException.class)
+                    .isNotInstanceOf(RebuildRequiredException.class)
+                    .hasMessageContaining("column 'id' widened from INT NOT NULL to BIGINT NOT NULL")
+                    .hasMessageContaining("Unexpected type: INT32");
+            assertThat(written(h)).isEmpty();
+        }
+    }
+}
