@@ -7,6 +7,7 @@ import io.inlet.core.event.SchemaChange;
 import io.inlet.core.table.Column;
 import io.inlet.core.table.TableDescriptor;
 
+import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -25,6 +26,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Brings an Iceberg table to the schema after a source's {@link SchemaChange}, as far as Iceberg
@@ -48,6 +50,10 @@ public final class IcebergSchemaUpdates {
 
     private static final Logger LOG = LoggerFactory.getLogger(IcebergSchemaUpdates.class);
     private static final int ATTEMPTS = 10;
+
+    /** Schema commits that lost a race with another commit and looked again, in this JVM (for tests). */
+    @VisibleForTesting
+    static final AtomicLong RACES = new AtomicLong();
 
     /** Table property: the source position (its order) of the last schema change applied. */
     public static final String POSITION = "inlet.schema-change.position";
@@ -160,6 +166,7 @@ public final class IcebergSchemaUpdates {
                                     + ATTEMPTS + " times against concurrent commits.",
                             e);
                 }
+                RACES.incrementAndGet();
                 LOG.debug("Iceberg table {}: schema update raced another commit; looking again.", table.name(), e);
             } catch (ValidationException | IllegalArgumentException e) {
                 throw stop(table, change, "Iceberg refuses the update: " + e.getMessage());

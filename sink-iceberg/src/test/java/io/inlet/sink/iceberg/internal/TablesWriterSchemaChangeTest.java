@@ -39,6 +39,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.StringJoiner;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -488,5 +493,54 @@ class TablesWriterSchemaChangeTest {
         assertThat(table.properties())
                 .as("recorded as applied, so the other writers and a restore do not weigh it again")
                 .containsKey(IcebergSchemaUpdates.POSITION);
+    }
+
+    /**
+     * Every writer subtask gets each schema change (broadcast) and applies it to the same table: four
+     * at once, each with its own handle, race their commits. The table gains exactly one schema per
+     * change, and the losers of a race looked again and found it applied.
+     */
+    @Test
+    void fourWritersApplyingOneChangeAtOnceAddOneSchema() throws Exception {
+        long racesBefore = IcebergSchemaUpdates.RACES.get();
+        TableDescriptor current = V1;
+        ExecutorService writers = Executors.newFixedThreadPool(4);
+        try {
+            // Rounds until the commits raced at least once (nearly always the first); each round adds a column.
+            for (int round = 1; round <= 10 && IcebergSchemaUpdates.RACES.get() == racesBefore; round++) {
+                TableDescriptor next = current.toBuilder()
+                        .column("c" + round, DataTypes.VARCHAR(10))
+                        .schemaVersion(current.schemaVersion() + 1)
+                        .build();
+                SchemaChange change = SchemaChange.between(current, next, Map.of(), "ALTER TABLE items ADD c" + round);
+                long order = 5000L + round;
+                int schemasBefore = itemsTable().schemas().size();
+                CyclicBarrier start = new CyclicBarrier(4);
+                List<Future<List<String>>> applied = new ArrayList<>();
+                for (int w = 0; w < 4; w++) {
+                    Table handle = itemsTable(); // each subtask loads the table itself
+                    applied.add(writers.submit(() -> {
+                        start.await();
+                        return IcebergSchemaUpdates.apply(handle, change, order);
+                    }));
+                }
+                for (Future<List<String>> f : applied) {
+                    assertThat(f.get(60, TimeUnit.SECONDS)).isEmpty();
+                }
+                Table table = itemsTable();
+                assertThat(table.schemas()).hasSize(schemasBefore + 1);
+                String added = "c" + round;
+                assertThat(table.schema().columns().stream()
+                                .filter(c -> c.name().equals(added)))
+                        .hasSize(1);
+                assertThat(IcebergSchemaUpdates.lastPosition(table)).isEqualTo(order);
+                current = next;
+            }
+        } finally {
+            writers.shutdownNow();
+        }
+        assertThat(IcebergSchemaUpdates.RACES.get())
+                .as("schema commits that lost a race and looked again")
+                .isGreaterThan(racesBefore);
     }
 }
