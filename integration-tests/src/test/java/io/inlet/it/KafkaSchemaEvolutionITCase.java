@@ -13,8 +13,10 @@ import io.inlet.testing.SchemaRegistryExtension;
 import io.inlet.testing.TestNames;
 
 import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.api.common.restartstrategy.RestartStrategies;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LogicalType;
@@ -42,7 +44,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (embedded) captures MariaDB into a topic of two partitions, read by two source readers, each of which
  * meets every new writer schema on its own. After each {@code ALTER TABLE}, with changes before and
  * after it on rows of both partitions, the Iceberg table (read with Iceberg's reader) equals MariaDB
- * value for value, and the job never restarts.
+ * value for value. The job fails once, injected at a row of the new shape after the sink committed the
+ * added column; it recovers from its last checkpoint and every change is applied once (the table has
+ * one schema per change).
  */
 @ExtendWith({MariaDbExtension.class, KafkaExtension.class, SchemaRegistryExtension.class})
 class KafkaSchemaEvolutionITCase {
@@ -53,7 +57,7 @@ class KafkaSchemaEvolutionITCase {
     private static final LogicalType INT = new IntType(false);
 
     @Test
-    void newWriterSchemasOnTwoPartitionsFlowIntoIcebergWithoutARestart(
+    void newWriterSchemasOnTwoPartitionsFlowIntoIcebergAcrossAFailureRightAfterAChange(
             MariaDbServer mysql, KafkaBroker kafka, SchemaRegistry registry, @TempDir Path warehouse) throws Exception {
         String db = mysql.createDatabase();
         String server = TestNames.unique("dbz");
@@ -66,12 +70,17 @@ class KafkaSchemaEvolutionITCase {
         kafka.createTopics(2, topic);
         try (DebeziumProducer dbz = DebeziumProducer.start(mysql, db, server, kafka, registry)) {
             dbz.awaitProduced(4, Duration.ofSeconds(60));
-            // No restarts: a failure anywhere fails the job, and the test with it.
+            // One restart, for the injected failure: any other failure fails the job, and the test with it.
+            StreamExecutionEnvironment env = Jobs.checkpointingEnvironment(new Configuration(), 2);
+            env.setRestartStrategy(RestartStrategies.fixedDelayRestart(1, 100));
+            // Column 2 is 'note' once it is added after 'v' (before, 'name' holds no such value).
+            FailOnceTransform failure = new FailOnceTransform("t", 2, "first");
             Pipeline pipeline = Pipeline.builder()
-                    .environment(Jobs.checkpointingEnvironment(new Configuration(), 2))
+                    .environment(env)
                     .source(KafkaSources.debezium(kafka, registry, topic)
                             .schemaChangeBehavior(SchemaChangeBehavior.EVOLVE)
                             .build())
+                    .transform(failure)
                     .sink(IcebergSink.builder()
                             .warehouse(warehouse.toUri().toString())
                             .build())
@@ -92,12 +101,25 @@ class KafkaSchemaEvolutionITCase {
                         db,
                         "UPDATE t SET v = 11 WHERE id = 1",
                         "ALTER TABLE t ADD COLUMN note VARCHAR(50) NULL AFTER v",
-                        "UPDATE t SET note = 'first' WHERE id = 1",
                         "UPDATE t SET note = 'second' WHERE id = 2",
-                        "UPDATE t SET v = 31 WHERE id = 3",
+                        "UPDATE t SET v = 31 WHERE id = 3");
+                // Once the sink has committed the new schema, the job fails at the next row of the new shape: the
+                // restored job meets the change again (or restores past it) and must not apply it twice.
+                long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                while (catalog.loadTable(id).schema().findField("note") == null && System.nanoTime() < deadline) {
+                    Jobs.assertRunning(job);
+                    Thread.sleep(50); // waiting for the sink's schema commit
+                }
+                assertThat(catalog.loadTable(id).schema().findField("note")).isNotNull();
+                mysql.execute(
+                        db,
+                        "UPDATE t SET note = 'first' WHERE id = 1",
                         "INSERT INTO t VALUES (5, 50, 'fifth', 'five', 'g5')");
                 columns = SchemaEvolutionITCase.after(columns, "v", "note", new VarCharType(50));
                 SchemaEvolutionITCase.awaitEqual(job, catalog, id, c, db, columns);
+                assertThat(failure.fired())
+                        .as("the failure injected at the row after ADD COLUMN")
+                        .isTrue();
 
                 // INT -> BIGINT, with a value only BIGINT holds.
                 mysql.execute(
@@ -120,6 +142,9 @@ class KafkaSchemaEvolutionITCase {
 
                 Table table = catalog.loadTable(id);
                 assertThat(table.schema().identifierFieldNames()).containsExactly("id");
+                // Created, then ADD, widen, DROP: each applied once though both readers met each and the ADD
+                // was read again after the failure.
+                assertThat(table.schemas()).hasSize(4);
                 assertThat(job.getJobStatus().get(30, TimeUnit.SECONDS)).isEqualTo(JobStatus.RUNNING);
             } finally {
                 Jobs.cancelIfRunning(job);
