@@ -1,16 +1,20 @@
 package io.inlet.shim;
 
+import io.inlet.core.testing.MiniClusters;
+
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -33,6 +37,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * table's changelog, updates and deletes included; Iceberg's own streaming read stays one hint away.
  */
 class StreamingChangelogSqlITCase {
+
+    // One cluster for every write, read and count of the class (each used to start its own, about 1 s each).
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = MiniClusters.extension(4);
 
     @TempDir
     Path warehouse;
@@ -193,6 +201,7 @@ class StreamingChangelogSqlITCase {
 
     private Map<Integer, Long> batchCounts(String table) throws Exception {
         TableEnvironment batch = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        batch.getConfig().set("table.exec.resource.default-parallelism", "1"); // beside the reader and the writer
         batch.executeSql(catalog("lake"));
         Map<Integer, Long> counts = new TreeMap<>();
         try (CloseableIterator<Row> rows = batch.executeSql(

@@ -111,7 +111,8 @@ class InjectedFailuresITCase {
 
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
-        env.enableCheckpointing(200);
+        // The source waits for a checkpoint every few changes: short intervals keep the waits short.
+        env.enableCheckpointing(100);
         env.setRestartStrategy(RestartStrategies.fixedDelayRestart(3, 100));
         // Nothing on the way from the source to the committer falls back to Kryo.
         env.getConfig().disableGenericTypes();
