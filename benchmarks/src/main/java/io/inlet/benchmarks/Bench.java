@@ -9,6 +9,7 @@ import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -41,7 +42,9 @@ import java.util.stream.Collectors;
  * Recorder next to its log), {@code --inlet-source} (k=v,k=v: options of Inlet's MySQL source on
  * top of its defaults, to explore settings), {@code --inlet-sink} (k=v,k=v: options of Inlet's Hudi sink), {@code
  * --systems} (inlet,sql: which side of each comparison runs), {@code --tables} (500) and {@code --rows-each}
- * (2000) for many-iceberg, {@code --many-systems} (inlet,flinksink: Inlet's sink, Iceberg's FlinkSink per table).
+ * (2000) for many-iceberg, {@code --many-systems} (inlet,flinksink: Inlet's sink, Iceberg's FlinkSink per table),
+ * {@code --schema-changes} (0: ALTER TABLE ADD COLUMN statements spread over binlog-iceberg's changes, which Inlet
+ * follows with schema-change.behavior=evolve; each trial reports how long they paused the table).
  */
 public final class Bench {
 
@@ -93,6 +96,7 @@ public final class Bench {
         opts.put("tables", "500");
         opts.put("rows-each", "2000");
         opts.put("many-systems", "inlet,flinksink");
+        opts.put("schema-changes", "0");
         for (int i = 0; i < args.length; i++) {
             if (!args[i].startsWith("--") || i + 1 >= args.length) {
                 throw new IllegalArgumentException(
@@ -210,6 +214,13 @@ public final class Bench {
                                 copyPerTrial ? (copy = services.copyOf(table, "binlog_" + (trialNo + 1))) : table);
                     }
                     args.put("changes", opts.get("changes"));
+                    if (!"0".equals(opts.get("schema-changes"))) {
+                        args.put("schema-changes", opts.get("schema-changes"));
+                        if ("inlet".equals(system)) {
+                            // Followed by Inlet; the SQL job reads its declared columns and ignores new ones.
+                            args.put("inlet-source.schema-change.behavior", "evolve");
+                        }
+                    }
                     Result r = trial(scenario, system, rows, parallelism, args);
                     results.add(r);
                     if ("binlog-iceberg".equals(scenario) && !r.values.containsKey("error")) {
@@ -343,6 +354,9 @@ public final class Bench {
         }
         List<String> lines = Files.readAllLines(logFile, StandardCharsets.UTF_8);
         Result r = Result.last(lines);
+        if (r != null) {
+            schemaChangePauses(lines, r);
+        }
         if (r == null) {
             String tail = lines.subList(Math.max(0, lines.size() - 15), lines.size()).stream()
                     .collect(Collectors.joining("\n"));
@@ -369,10 +383,45 @@ public final class Bench {
                                     r.number("latencyP99Ms")),
                     r.text("peakHeapMb"),
                     r.text("verified")));
+            if (r.values.containsKey("schemaChangePauses")) {
+                log(String.format(
+                        Locale.ROOT,
+                        "Trial %s: %s schema changes paused the table %s times, p50 %s ms, max %s ms; the batch"
+                                + " after each readable within %s ms",
+                        name,
+                        r.text("schemaChanges"),
+                        r.text("schemaChangePauses"),
+                        r.text("schemaChangePauseP50Ms"),
+                        r.text("schemaChangePauseMaxMs"),
+                        r.text("latencyAfterSchemaChangeMaxMs")));
+            }
             deleteData(work);
         }
         writePartial(r);
         return r;
+    }
+
+    private static final java.util.regex.Pattern PAUSE =
+            java.util.regex.Pattern.compile("paused the table's writes on this subtask for (\\d+) ms");
+
+    /**
+     * How long each schema change paused a table's writer subtask (the Iceberg writer logs it per change
+     * and subtask): their number, median and maximum.
+     */
+    static void schemaChangePauses(List<String> lines, Result r) {
+        List<Long> pauses = new ArrayList<>();
+        for (String line : lines) {
+            java.util.regex.Matcher m = PAUSE.matcher(line);
+            if (m.find()) {
+                pauses.add(Long.parseLong(m.group(1)));
+            }
+        }
+        if (!pauses.isEmpty()) {
+            Collections.sort(pauses);
+            r.put("schemaChangePauses", pauses.size())
+                    .put("schemaChangePauseP50Ms", pauses.get(pauses.size() / 2))
+                    .put("schemaChangePauseMaxMs", pauses.get(pauses.size() - 1));
+        }
     }
 
     /** The table so far, after every trial: a long run stopped early still leaves its results. */

@@ -334,10 +334,20 @@ public final class Trial {
         String table = a.getOrDefault("mysql-table", "orders");
         long[] committed = new long[batches + 1];
         long firstSnapshot = catalog.loadTable(id).currentSnapshot().snapshotId();
+        // ALTER TABLE ... ADD COLUMN spread evenly over the changes (Inlet follows them with 'evolve'):
+        // the batch after each shows what the change costs the table.
+        int alters = Integer.parseInt(a.getOrDefault("schema-changes", "0"));
+        java.util.Set<Integer> alterBefore = new java.util.TreeSet<>();
+        for (int j = 1; j <= alters; j++) {
+            alterBefore.add((int) ((long) j * batches / (alters + 1)) + 1);
+        }
         try (Connection c = DriverManager.getConnection(url, a.get("mysql-user"), a.get("mysql-password"));
                 Statement s = c.createStatement()) {
             c.setAutoCommit(false);
             for (int k = 1; k <= batches; k++) {
+                if (alterBefore.contains(k)) {
+                    s.execute("ALTER TABLE `" + table + "` ADD COLUMN extra_" + k + " INT NULL");
+                }
                 long lo = (long) (k - 1) * BATCH + 1;
                 long updatesTo = lo + BATCH * 3 / 4 - 1;
                 s.executeUpdate("UPDATE `" + table + "` SET version = " + k
@@ -382,8 +392,15 @@ public final class Trial {
         for (int k = 1; k <= batches; k++) {
             latencies.add(visible[k] - committed[k]);
         }
+        long afterAlterMax = 0;
+        for (int k : alterBefore) {
+            afterAlterMax = Math.max(afterAlterMax, visible[k] - committed[k]);
+        }
         Collections.sort(latencies);
         long span = visible[batches] - (committed[1] - 1);
+        if (alters > 0) {
+            r.put("schemaChanges", alters).put("latencyAfterSchemaChangeMaxMs", afterAlterMax);
+        }
         r.put("changes", changes)
                 .put("binlogRowsPerSec", changes * 1000.0 / span)
                 .put("latencyP50Ms", latencies.get(latencies.size() / 2))
