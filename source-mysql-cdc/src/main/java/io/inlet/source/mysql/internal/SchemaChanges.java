@@ -2,6 +2,7 @@ package io.inlet.source.mysql.internal;
 
 import io.inlet.annotation.Internal;
 import io.inlet.core.InletStopException;
+import io.inlet.core.event.ColumnChange;
 import io.inlet.core.event.SchemaChange;
 import io.inlet.core.source.SchemaChangeBehavior;
 import io.inlet.core.source.SchemaChangePolicy;
@@ -15,6 +16,8 @@ import io.debezium.document.Array;
 import io.debezium.document.Document;
 import io.debezium.document.Value;
 import org.apache.flink.table.types.DataType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nullable;
 
@@ -35,6 +38,8 @@ import java.util.regex.Pattern;
  */
 @Internal
 public final class SchemaChanges {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SchemaChanges.class);
 
     private static final Pattern RENAME =
             Pattern.compile("(?i)\\bRENAME\\s+COLUMN\\s+`?([^`\\s]+)`?\\s+TO\\s+`?([^`\\s,;]+)`?");
@@ -202,7 +207,20 @@ public final class SchemaChanges {
             key.add(k);
         }
         try {
-            return policy.follow(current, now, key, renames(ddl), ddl == null ? null : ddl.trim());
+            SchemaChange change = policy.follow(current, now, key, renames(ddl), ddl == null ? null : ddl.trim());
+            if (change != null) {
+                addedDefaults(change, after)
+                        .forEach((column, value) -> LOG.warn(
+                                "Table {} changed in the source{}: column '{}' was added with the default '{}'. MySQL shows"
+                                        + " that value in the rows that existed before; the lake has NULL in them until"
+                                        + " each changes (the binlog holds no rows for MySQL's backfill). Rows inserted"
+                                        + " or changed from here on carry their value.",
+                                id,
+                                where,
+                                column,
+                                value));
+            }
+            return change;
         } catch (IllegalArgumentException e) {
             // E.g. no column left, or a partition column dropped: the same on every restart.
             throw new InletStopException(
@@ -210,6 +228,37 @@ public final class SchemaChanges {
                             + e.getMessage(),
                     e);
         }
+    }
+
+    /**
+     * The columns the change adds that have a default other than NULL, with Debezium's expression of
+     * it ({@code hasDefaultValue}, {@code defaultValueExpression} in the table document): MySQL fills the
+     * table's existing rows with it without writing them to the binlog.
+     */
+    static Map<String, String> addedDefaults(SchemaChange change, Document after) {
+        Map<String, String> out = new LinkedHashMap<>();
+        Array array = after.getArray("columns");
+        for (ColumnChange c : change.changes()) {
+            if (c.kind() != ColumnChange.Kind.ADDED) {
+                continue;
+            }
+            for (int i = 0; array != null && i < array.size(); i++) {
+                Value v = array.get(i);
+                if (v == null
+                        || !v.isDocument()
+                        || !c.column().equals(v.asDocument().getString("name"))) {
+                    continue;
+                }
+                Document d = v.asDocument();
+                String expression = d.getString("defaultValueExpression");
+                if (Boolean.TRUE.equals(d.getBoolean("hasDefaultValue"))
+                        && expression != null
+                        && !expression.equalsIgnoreCase("NULL")) {
+                    out.put(c.column(), expression);
+                }
+            }
+        }
+        return out;
     }
 
     private static boolean isExcluded(TableDescriptor t, String column, @Nullable Pattern excluded) {

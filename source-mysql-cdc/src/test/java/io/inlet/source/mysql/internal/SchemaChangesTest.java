@@ -196,4 +196,26 @@ class SchemaChangesTest {
                 .hasMessageContaining("column 'g' now has the type GEOMETRY")
                 .hasMessageContaining("'exclude-columns' = 'shop\\.items\\.g'");
     }
+
+    @Test
+    void addedColumnsWithADefaultOtherThanNullAreNamedWithItForTheWarning() throws Exception {
+        String status = "{\"name\":\"status\",\"typeName\":\"VARCHAR\",\"length\":10,\"optional\":false,"
+                + "\"hasDefaultValue\":true,\"defaultValueExpression\":\"new\"}";
+        String extra = "{\"name\":\"extra\",\"typeName\":\"INT\",\"optional\":true,"
+                + "\"hasDefaultValue\":true,\"defaultValueExpression\":null}";
+        String qty = "{\"name\":\"qty\",\"typeName\":\"INT\",\"optional\":true,"
+                + "\"hasDefaultValue\":true,\"defaultValueExpression\":\"0\"}";
+        Document after = table(ID, qty, NAME, PRICE, SECRET, status, extra);
+        SchemaChange change = change(
+                "ALTER TABLE items ADD COLUMN status ..., ADD COLUMN extra INT",
+                ID,
+                qty,
+                NAME,
+                PRICE,
+                SECRET,
+                status,
+                extra);
+        // qty existed before (its default changed nothing in the rows); extra's default is NULL.
+        assertThat(SchemaChanges.addedDefaults(change, after)).containsExactly(java.util.Map.entry("status", "new"));
+    }
 }
