@@ -3,6 +3,7 @@ package io.inlet.it;
 import io.inlet.core.InletStopException;
 import io.inlet.core.Pipeline;
 import io.inlet.core.PipelineRunner;
+import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.testing.MiniClusters;
 import io.inlet.sink.hudi.HudiSink;
 import io.inlet.testing.MariaDbExtension;
@@ -29,8 +30,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Hudi 0.14's writers fix their schema when they open, so a column added at the source stops the job
@@ -133,6 +136,17 @@ class HudiSchemaEvolutionITCase {
                     .withMessageContaining("column 'v' widened from INT to BIGINT")
                     .withMessageContaining("Unexpected type: INT32");
             assertThat(jobs).hasSize(3);
+
+            // The table was created without 'note' and has it from its commits: a pipeline whose rows lack it
+            // (dropped while no job ran) is refused at build, as Hudi would write NULL over its values.
+            TableDescriptor withNote = built.get().sinkTables().get(0);
+            TableDescriptor withoutNote = withNote.toBuilder()
+                    .columns(withNote.columns().stream()
+                            .filter(col -> !col.name().equals("note"))
+                            .collect(Collectors.toList()))
+                    .build();
+            assertThatThrownBy(() -> HudiLakes.hudiSink(lake, 2).validate(List.of(withoutNote), true))
+                    .hasMessageContaining("has a column 'note' the rows of " + withNote.tableId() + " do not have");
         } finally {
             for (JobClient job : jobs) {
                 Jobs.cancelIfRunning(job);
