@@ -3,11 +3,17 @@ package io.inlet.it;
 import io.inlet.core.InletStopException;
 import io.inlet.core.Pipeline;
 import io.inlet.core.PipelineRunner;
+import io.inlet.core.source.SchemaChangeBehavior;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.testing.MiniClusters;
 import io.inlet.sink.hudi.HudiSink;
+import io.inlet.testing.KafkaBroker;
+import io.inlet.testing.KafkaExtension;
 import io.inlet.testing.MariaDbExtension;
 import io.inlet.testing.MariaDbServer;
+import io.inlet.testing.SchemaRegistry;
+import io.inlet.testing.SchemaRegistryExtension;
+import io.inlet.testing.TestNames;
 
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -43,7 +49,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * Hudi 0.14 cannot read its older files as, stops the run naming the column.
  */
 @Tag("hudi") // in the 1.17 build's Hudi execution: one test JVM, alone (integration-tests/pom.xml)
-@ExtendWith(MariaDbExtension.class)
+@ExtendWith({MariaDbExtension.class, KafkaExtension.class, SchemaRegistryExtension.class})
 class HudiSchemaEvolutionITCase {
 
     @RegisterExtension
@@ -152,6 +158,78 @@ class HudiSchemaEvolutionITCase {
                 Jobs.cancelIfRunning(job);
             }
             run.cancel(true);
+        }
+    }
+
+    /**
+     * The same through Kafka: a real Debezium connector (embedded) writes the table into a topic of two
+     * partitions; a new writer schema with an added column rebuilds the job, whose source then reads the
+     * topic's newest schema, and the table equals MariaDB.
+     */
+    @Test
+    void aColumnAddedBehindKafkaRebuildsTheJob(
+            MariaDbServer mysql,
+            KafkaBroker kafka,
+            SchemaRegistry registry,
+            @TempDir Path lake,
+            @TempDir Path checkpoints)
+            throws Exception {
+        String db = mysql.createDatabase();
+        String server = TestNames.unique("dbz");
+        String topic = server + "." + db + ".t";
+        mysql.execute(
+                db,
+                "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, v INT NOT NULL, name VARCHAR(20))",
+                "INSERT INTO t VALUES (1, 10, 'one'), (2, 20, 'two'), (3, 30, 'three')");
+        kafka.createTopics(2, topic);
+        AtomicReference<Pipeline> built = new AtomicReference<>();
+        AtomicReference<HudiSink> sink = new AtomicReference<>();
+        List<JobClient> jobs = new CopyOnWriteArrayList<>();
+        try (DebeziumProducer dbz = DebeziumProducer.start(mysql, db, server, kafka, registry)) {
+            dbz.awaitProduced(3, Duration.ofSeconds(60));
+            PipelineRunner runner = PipelineRunner.builder()
+                    .pipeline(conf -> {
+                        conf.set(
+                                CheckpointingOptions.CHECKPOINTS_DIRECTORY,
+                                checkpoints.toUri().toString());
+                        sink.set(HudiLakes.hudiSink(lake, 2));
+                        built.set(Pipeline.builder()
+                                .environment(Jobs.checkpointingEnvironment(conf, 2))
+                                .source(KafkaSources.debezium(kafka, registry, topic)
+                                        .schemaChangeBehavior(SchemaChangeBehavior.EVOLVE)
+                                        .build())
+                                .sink(sink.get())
+                                .build());
+                        return built.get();
+                    })
+                    .onJobSubmitted(jobs::add)
+                    .build();
+            CompletableFuture<?> run = CompletableFuture.runAsync(() -> {
+                try {
+                    runner.run();
+                } catch (Exception e) {
+                    throw new CompletionException(e);
+                }
+            });
+            try (Connection c = mysql.connection(db)) {
+                awaitEqual(jobs, 1, c, db, lake, sink, built);
+                mysql.execute(
+                        db,
+                        "UPDATE t SET v = 11 WHERE id = 1",
+                        "ALTER TABLE t ADD COLUMN note VARCHAR(50) NULL AFTER v",
+                        "UPDATE t SET note = 'second' WHERE id = 2",
+                        "UPDATE t SET v = 31, note = 'third' WHERE id = 3",
+                        "INSERT INTO t VALUES (4, 40, 'fourth', 'four')");
+                awaitEqual(jobs, 2, c, db, lake, sink, built);
+                assertThat(built.get().sinkTables().get(0).columnNames()).containsExactly("id", "v", "note", "name");
+                assertThat(Jobs.messages(Jobs.awaitFailure(jobs.get(0), TIMEOUT)))
+                        .contains("column 'note' STRING is new"); // Debezium's Avro has no lengths
+            } finally {
+                for (JobClient job : jobs) {
+                    Jobs.cancelIfRunning(job);
+                }
+                run.cancel(true);
+            }
         }
     }
 
