@@ -85,7 +85,6 @@ public final class PipelineRunner {
     public JobExecutionResult run() throws Exception {
         Configuration restore = new Configuration();
         RebuildRequiredException previous = null;
-        String previousCheckpoint = null;
         int rebuilds = 0;
         while (true) {
             Pipeline p = pipeline.apply(new Configuration(restore));
@@ -137,18 +136,22 @@ public final class PipelineRunner {
                             "Job " + job.getJobID() + " stopped to be rebuilt for a schema"
                                     + " change, but it retained no completed checkpoint under " + checkpoints
                                     + " to restore:"
-                                    + " the change came before its first checkpoint. Start the job again the way it was"
-                                    + " first started (its source reads from where it began). " + request.getMessage(),
+                                    + " the change came before its first checkpoint. Start it again from a savepoint"
+                                    + " taken before the"
+                                    + " change, or as it was first started if its source then reads from a fixed start"
+                                    + " (a source starting at the latest offset would skip the changes since). "
+                                    + request.getMessage(),
                             request);
                 }
                 if (previous != null
                         && Objects.equals(previous.position(), request.position())
-                        && Objects.equals(previous.table(), request.table())
-                        && checkpoint.equals(previousCheckpoint)) {
+                        && Objects.equals(previous.table(), request.table())) {
+                    // Whatever checkpoint it restored: the job built with the tables as they are now cannot take
+                    // the change either (e.g. the column was added and dropped again since), and would again.
                     throw new InletStopException(
-                            "The rebuilt job stopped again at the same schema change of "
-                                    + request.table() + ", from the same checkpoint " + checkpoint + ": the pipeline"
-                                    + " built now does not take it either. " + request.getMessage(),
+                            "The rebuilt job stopped again at the same schema change of " + request.table() + " at "
+                                    + request.position() + ": the pipeline built with the tables as they are now"
+                                    + " does not take it either. " + request.getMessage(),
                             request);
                 }
                 rebuilds++;
@@ -161,7 +164,6 @@ public final class PipelineRunner {
                         checkpoint,
                         rebuilds);
                 previous = request;
-                previousCheckpoint = checkpoint;
                 restore.set(SavepointConfigOptions.SAVEPOINT_PATH, checkpoint);
             }
         }

@@ -329,6 +329,9 @@ public final class HudiSink implements ChangeSink {
                     type = type.copy(true);
                 } else if (held != null && HudiColumns.widens(type, held)) {
                     type = held.copy(type.isNullable() || held.isNullable());
+                } else if (HudiColumns.nullable(f.schema())) {
+                    // E.g. added NOT NULL with a default: the rows from before hold NULL, so it stays nullable.
+                    type = type.copy(true);
                 }
             }
             fields.add(new RowType.RowField(c.name(), type, c.comment().orElse(null)));
@@ -363,8 +366,9 @@ public final class HudiSink implements ChangeSink {
             Optional<Schema> table = currentSchema(t);
             newColumns.put(
                     t.tableId(),
+                    // A table this job creates has no rows from before any change: nothing is new to it.
                     t.columnNames().stream()
-                            .filter(c -> table.isEmpty() || table.get().getField(c) == null)
+                            .filter(c -> table.isPresent() && table.get().getField(c) == null)
                             .collect(Collectors.toSet()));
             RowType source = t.toRowType();
             RowType write = writeRowType(t);

@@ -186,6 +186,33 @@ class HudiSinkTest {
                 .containsExactly("id", "_source_position");
     }
 
+    @Test
+    void anExistingTableIsWrittenOnWithTheColumnsTheRowsGainedNullableWhereItHoldsNulls(@TempDir Path lake)
+            throws IOException {
+        HudiSink sink = HudiSink.builder().path(lake.toUri().toString()).build();
+        createTableWithoutTheSoftDeleteFlag(sink);
+        // The source now says qty and region are NOT NULL and has a new NOT NULL column (added with a default):
+        // the rows written before hold NULL in all three, so the table keeps taking NULL there.
+        TableDescriptor now = TableDescriptor.builder(ORDERS.tableId())
+                .column("id", DataTypes.BIGINT())
+                .column("qty", DataTypes.SMALLINT().notNull())
+                .column("note", DataTypes.STRING().notNull())
+                .column("at", DataTypes.TIME(6))
+                .column("region", DataTypes.STRING().notNull())
+                .primaryKey("id")
+                .build();
+        sink.validate(List.of(now), true);
+        assertThat(sink.writeRowType(now).asSummaryString())
+                .isEqualTo("ROW<`id` BIGINT NOT NULL, `qty` INT, `note` STRING, `at` TIME(3), `region` STRING,"
+                        + " `_source_position` BIGINT NOT NULL '...'> NOT NULL");
+        // Without following schema changes the table must match; a column the rows lack is refused either way.
+        assertThatThrownBy(() -> sink.validate(List.of(now), false)).hasMessageContaining("has the columns");
+        TableDescriptor withoutRegion =
+                ORDERS.toBuilder().columns(ORDERS.columns().subList(0, 3)).build();
+        assertThatThrownBy(() -> sink.validate(List.of(withoutRegion), true))
+                .hasMessageContaining("has a column 'region' the rows of shop.orders do not have");
+    }
+
     /** A MERGE_ON_READ table of ORDERS as Hudi's own writer creates it: no soft-delete flag. */
     private static void createTableWithoutTheSoftDeleteFlag(HudiSink sink) throws IOException {
         String schema = "{\"type\":\"record\",\"name\":\"r\",\"fields\":["

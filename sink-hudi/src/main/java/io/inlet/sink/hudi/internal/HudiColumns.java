@@ -135,4 +135,11 @@ public final class HudiColumns {
                 return null;
         }
     }
+
+    /** Whether the table's Avro field takes NULL (a union with null). */
+    public static boolean nullable(Schema field) {
+        return field.getType() == Schema.Type.NULL
+                || (field.getType() == Schema.Type.UNION
+                        && field.getTypes().stream().anyMatch(b -> b.getType() == Schema.Type.NULL));
+    }
 }

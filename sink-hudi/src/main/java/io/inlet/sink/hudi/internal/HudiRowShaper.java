@@ -7,6 +7,12 @@ import io.inlet.core.event.ChangeEvent;
 import io.inlet.core.event.SchemaChange;
 import io.inlet.core.table.TableId;
 
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.StringSerializer;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.GenericRowData;
@@ -46,7 +52,7 @@ import java.util.Set;
  * good, naming the column.
  */
 @Internal
-public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> {
+public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> implements CheckpointedFunction {
 
     private static final long serialVersionUID = 2L;
 
@@ -60,8 +66,19 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> {
     private final HashMap<TableId, HashSet<String>> newColumns;
 
     private transient Map<TableId, Map<RowType, Shape>> shapes;
-    /** Per table, the columns new to its Hudi table in this job that no row written yet had. */
+    /** Per table, the columns new to its Hudi table that no row written yet had. */
     private transient Map<TableId, Set<String>> unwritten;
+    /**
+     * Per table, the columns rows have written, as the job's last checkpoint kept them (union of every
+     * subtask's): a restored job must know a column has values, whatever the table looked like at build.
+     */
+    private transient Map<TableId, Set<String>> restoredWritten;
+
+    private transient ListState<String> writtenState;
+
+    private static final ListStateDescriptor<String> WRITTEN =
+            new ListStateDescriptor<>("hudi-written-columns", StringSerializer.INSTANCE);
+    private static final char SEPARATOR = '\u0000';
 
     /**
      * @param sourceTypes each table's row type as the job was built (the rows that do not say theirs)
@@ -187,7 +204,57 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> {
         if (unwritten == null) {
             unwritten = new HashMap<>();
         }
-        return unwritten.computeIfAbsent(id, k -> new HashSet<>(newColumns.getOrDefault(k, new HashSet<>())));
+        return unwritten.computeIfAbsent(id, k -> {
+            Set<String> written = restoredWritten == null ? null : restoredWritten.get(k);
+            if (written == null) {
+                // A fresh start (or state from before this was kept): what the table lacked at build.
+                return new HashSet<>(newColumns.getOrDefault(k, new HashSet<>()));
+            }
+            Set<String> out = new HashSet<>(dataColumns(k));
+            out.removeAll(written);
+            return out;
+        });
+    }
+
+    private List<String> dataColumns(TableId id) {
+        RowType write = writeTypes.get(id);
+        return write.getFieldNames().subList(0, write.getFieldCount() - added.get(id));
+    }
+
+    @Override
+    public void initializeState(FunctionInitializationContext context) throws Exception {
+        writtenState = context.getOperatorStateStore().getUnionListState(WRITTEN);
+        restoredWritten = new HashMap<>();
+        if (context.isRestored()) {
+            for (String entry : writtenState.get()) {
+                int at = entry.indexOf(SEPARATOR);
+                TableId id = tableIds().get(entry.substring(0, at));
+                if (id != null) {
+                    restoredWritten.computeIfAbsent(id, k -> new HashSet<>()).add(entry.substring(at + 1));
+                }
+            }
+        }
+    }
+
+    @Override
+    public void snapshotState(FunctionSnapshotContext context) throws Exception {
+        writtenState.clear();
+        List<String> entries = new ArrayList<>();
+        for (TableId id : writeTypes.keySet()) {
+            Set<String> missing = unwritten(id);
+            for (String column : dataColumns(id)) {
+                if (!missing.contains(column)) {
+                    entries.add(id.identifier() + SEPARATOR + column);
+                }
+            }
+        }
+        writtenState.addAll(entries);
+    }
+
+    private Map<String, TableId> tableIds() {
+        Map<String, TableId> out = new HashMap<>();
+        writeTypes.keySet().forEach(id -> out.put(id.identifier(), id));
+        return out;
     }
 
     /**

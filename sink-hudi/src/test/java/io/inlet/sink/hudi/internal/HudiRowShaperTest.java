@@ -8,6 +8,8 @@ import io.inlet.core.event.SourcePosition;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
 
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.streaming.api.operators.ProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.ProcessFunctionTestHarnesses;
@@ -58,14 +60,67 @@ class HudiRowShaperTest {
     private static final OutputTag<RowData> TAG = new OutputTag<>("hudi-db.t", InternalTypeInfo.of(WRITE));
 
     private static OneInputStreamOperatorTestHarness<ChangeEvent, RowData> harness() throws Exception {
-        HudiRowShaper shaper = new HudiRowShaper(
+        return ProcessFunctionTestHarnesses.forProcessFunction(shaper(Set.of("note")));
+    }
+
+    private static HudiRowShaper shaper(Set<String> newToTheTable) {
+        return new HudiRowShaper(
                 Map.of(T, TAG),
                 Map.of(T, BUILT.toRowType()),
                 Map.of(T, WRITE),
                 Map.of(T, 1),
                 Map.of(T, false),
-                Map.of(T, Set.of("note")));
-        return ProcessFunctionTestHarnesses.forProcessFunction(shaper);
+                Map.of(T, newToTheTable));
+    }
+
+    /** A harness of the shaper restored from the snapshot, as a job restored from that checkpoint runs it. */
+    private static OneInputStreamOperatorTestHarness<ChangeEvent, RowData> restored(
+            HudiRowShaper shaper, OperatorSubtaskState snapshot) throws Exception {
+        OneInputStreamOperatorTestHarness<ChangeEvent, RowData> h =
+                new OneInputStreamOperatorTestHarness<>(new ProcessOperator<>(shaper));
+        h.initializeState(snapshot);
+        h.open();
+        return h;
+    }
+
+    @Test
+    void whichNewColumnsHaveValuesSurvivesARestoreWhateverTheTableHadAtBuild() throws Exception {
+        TableDescriptor added = version(3, OLDER.toBuilder().columns(BUILT.columns()));
+        TableDescriptor dropped = version(4, OLDER.toBuilder());
+        OperatorSubtaskState beforeTheAdd;
+        OperatorSubtaskState afterTheAdd;
+        try (OneInputStreamOperatorTestHarness<ChangeEvent, RowData> h = harness()) {
+            h.processElement(change(BUILT, OLDER, 100), 0);
+            h.processElement(row(OLDER, 110, 1, 10, StringData.fromString("one")), 0);
+            beforeTheAdd = h.snapshot(1, 1);
+            h.processElement(change(OLDER, added, 120), 0);
+            h.processElement(row(added, 130, 2, 20, StringData.fromString("n"), StringData.fromString("two")), 0);
+            afterTheAdd = h.snapshot(2, 2);
+        }
+        // Restored after 'note' got values, in a job whose table had no 'note' at build: a drop stops.
+        try (OneInputStreamOperatorTestHarness<ChangeEvent, RowData> h =
+                restored(shaper(Set.of("note")), afterTheAdd)) {
+            assertThatThrownBy(() -> h.processElement(change(added, dropped, 140), 0))
+                    .isInstanceOf(InletStopException.class)
+                    .hasMessageContaining("column 'note' is no longer in the rows");
+        }
+        // Restored from before the add, in a job whose table has 'note' already (committed by the job that took
+        // the checkpoint): the split's older shape passes, with its rows from before the add.
+        try (OneInputStreamOperatorTestHarness<ChangeEvent, RowData> h = restored(shaper(Set.of()), beforeTheAdd)) {
+            h.processElement(change(BUILT, OLDER, 100), 0);
+            h.processElement(row(OLDER, 110, 1, 10, StringData.fromString("one")), 0);
+            assertThat(written(h)).hasSize(1);
+        }
+    }
+
+    @Test
+    void aTableTheJobCreatesHasNoColumnWithoutValues() throws Exception {
+        try (OneInputStreamOperatorTestHarness<ChangeEvent, RowData> h =
+                ProcessFunctionTestHarnesses.forProcessFunction(shaper(Set.of()))) {
+            assertThatThrownBy(() -> h.processElement(change(BUILT, OLDER, 100), 0))
+                    .isInstanceOf(InletStopException.class)
+                    .hasMessageContaining("column 'note' is no longer in the rows");
+        }
     }
 
     private static TableDescriptor version(int version, TableDescriptor.Builder columns) {

@@ -211,7 +211,8 @@ public final class SchemaChanges {
             if (change != null) {
                 addedDefaults(change, after)
                         .forEach((column, value) -> LOG.warn(
-                                "Table {} changed in the source{}: column '{}' was added with the default '{}'. MySQL shows"
+                                "Table {} changed in the source{}: column '{}' was added with the default '{}'."
+                                        + " MySQL shows"
                                         + " that value in the rows that existed before; the lake has NULL in them until"
                                         + " each changes (the binlog holds no rows for MySQL's backfill). Rows inserted"
                                         + " or changed from here on carry their value.",
