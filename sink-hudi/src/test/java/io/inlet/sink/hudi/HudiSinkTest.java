@@ -213,6 +213,39 @@ class HudiSinkTest {
                 .hasMessageContaining("has a column 'region' the rows of shop.orders do not have");
     }
 
+    @Test
+    void aTimestampOfAnotherPrecisionIsRefusedAsHudiWouldReadItsOldValuesInTheWrongUnit(@TempDir Path lake)
+            throws IOException {
+        HudiSink sink = HudiSink.builder().path(lake.toUri().toString()).build();
+        TableDescriptor events = TableDescriptor.builder(TableId.of("shop", "events"))
+                .column("id", DataTypes.BIGINT())
+                .column("at", DataTypes.TIMESTAMP(3))
+                .primaryKey("id")
+                .build();
+        HoodieTableMetaClient.withPropertyBuilder()
+                .setTableType(HoodieTableType.MERGE_ON_READ)
+                .setTableName("events")
+                .setRecordKeyFields("id")
+                .setPreCombineField("_source_position")
+                .setTableCreateSchema(
+                        "{\"type\":\"record\",\"name\":\"r\",\"fields\":[{\"name\":\"id\",\"type\":\"long\"},"
+                                + "{\"name\":\"at\",\"type\":[\"null\","
+                                + "{\"type\":\"long\",\"logicalType\":\"timestamp-millis\"}]},"
+                                + "{\"name\":\"_source_position\",\"type\":\"long\"}]}")
+                .initTable(new org.apache.hadoop.conf.Configuration(false), sink.tablePath(events.tableId()));
+        sink.validate(List.of(events), false);
+        sink.validate(List.of(events), true);
+        TableDescriptor micros = events.toBuilder()
+                .columns(
+                        List.of(events.columns().get(0), events.columns().get(1).withType(DataTypes.TIMESTAMP(6))))
+                .build();
+        for (boolean followed : new boolean[] {false, true}) {
+            assertThatThrownBy(() -> sink.validate(List.of(micros), followed))
+                    .hasMessageContaining("stores column 'at' as Avro long timestamp-millis, but shop.events has it as"
+                            + " TIMESTAMP(6)");
+        }
+    }
+
     /** A MERGE_ON_READ table of ORDERS as Hudi's own writer creates it: no soft-delete flag. */
     private static void createTableWithoutTheSoftDeleteFlag(HudiSink sink) throws IOException {
         String schema = "{\"type\":\"record\",\"name\":\"r\",\"fields\":["

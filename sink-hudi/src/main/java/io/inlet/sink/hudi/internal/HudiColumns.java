@@ -11,9 +11,11 @@ import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.DoubleType;
 import org.apache.flink.table.types.logical.FloatType;
 import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.SmallIntType;
 import org.apache.flink.table.types.logical.TimeType;
+import org.apache.flink.table.types.logical.TimestampType;
 import org.apache.flink.table.types.logical.TinyIntType;
 import org.apache.flink.table.types.logical.VarBinaryType;
 import org.apache.flink.table.types.logical.VarCharType;
@@ -141,5 +143,53 @@ public final class HudiColumns {
         return field.getType() == Schema.Type.NULL
                 || (field.getType() == Schema.Type.UNION
                         && field.getTypes().stream().anyMatch(b -> b.getType() == Schema.Type.NULL));
+    }
+
+    /**
+     * Whether values of the source type are stored as the table's field holds them: the same Avro type
+     * and logical type (Hudi 0.14's converter: TIMESTAMP up to precision 3 as {@code timestamp-millis},
+     * up to 6 as {@code timestamp-micros}, the local-time-zone ones as {@code local-timestamp-*}, DATE as
+     * {@code date}, TIME as {@code time-millis}), a DECIMAL of the same precision and scale.
+     */
+    public static boolean storedAs(Schema field, LogicalType source, String avroBase) {
+        LogicalType held = numeric(field);
+        if (held != null) {
+            return storedAlike(source, held);
+        }
+        Schema s = valueOf(field);
+        String logical = s.getLogicalType() == null ? null : s.getLogicalType().getName();
+        String base = s.getType() == Schema.Type.FIXED ? "bytes" : s.getType().getName();
+        return base.equals(avroBase) && java.util.Objects.equals(logical, avroLogical(written(source)));
+    }
+
+    private static Schema valueOf(Schema field) {
+        if (field.getType() == Schema.Type.UNION) {
+            for (Schema b : field.getTypes()) {
+                if (b.getType() != Schema.Type.NULL) {
+                    return b;
+                }
+            }
+        }
+        return field;
+    }
+
+    @Nullable
+    private static String avroLogical(LogicalType t) {
+        switch (t.getTypeRoot()) {
+            case DATE:
+                return "date";
+            case TIME_WITHOUT_TIME_ZONE:
+                return ((TimeType) t).getPrecision() <= 3 ? "time-millis" : "time-micros";
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+                return ((TimestampType) t).getPrecision() <= 3 ? "timestamp-millis" : "timestamp-micros";
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+                return ((LocalZonedTimestampType) t).getPrecision() <= 3
+                        ? "local-timestamp-millis"
+                        : "local-timestamp-micros";
+            case DECIMAL:
+                return "decimal";
+            default:
+                return null;
+        }
     }
 }

@@ -164,11 +164,12 @@ public final class HudiTables {
                         + rowColumns + ". Align the table or write to another path.");
             } else {
                 for (Column c : t.columns()) {
-                    String have = baseType(schema.getField(c.name()).schema());
+                    Schema field = schema.getField(c.name()).schema();
+                    String have = baseType(field);
                     String want = avroBase(c.type().getLogicalType());
-                    if (!have.equals(want)) {
-                        problems.add(where + " stores column '" + c.name() + "' as Avro " + have + ", but "
-                                + t.tableId() + " has it as "
+                    if (!HudiColumns.storedAs(field, c.type().getLogicalType(), want)) {
+                        problems.add(where + " stores column '" + c.name() + "' as Avro " + describe(field)
+                                + ", but " + t.tableId() + " has it as "
                                 + c.type().getLogicalType().asSummaryString() + " (Avro " + want + ").");
                     }
                 }
@@ -203,17 +204,31 @@ public final class HudiTables {
                         + HudiColumns.NO_WIDENING + ".");
                 continue;
             }
-            boolean fits = have != null
-                    ? HudiColumns.storedAlike(want, have) || HudiColumns.widens(want, have)
-                    : baseType(f.schema()).equals(avroBase(want));
+            // The same storage, or a source type narrower than the column (it stays); nothing else reads right.
+            boolean fits = HudiColumns.storedAs(f.schema(), want, avroBase(want))
+                    || (have != null && HudiColumns.widens(want, have));
             if (!fits) {
-                problems.add(where + " stores column '" + c.name() + "' as Avro " + baseType(f.schema())
+                problems.add(where + " stores column '" + c.name() + "' as Avro " + describe(f.schema())
                         + (have == null ? "" : " (" + have.asSummaryString() + ")") + ", but " + t.tableId()
                         + " has it as " + c.type().getLogicalType().asSummaryString()
                         + ", which Hudi cannot read the rows written before as. Write to another path.");
             }
         }
         return problems;
+    }
+
+    /** A field's Avro type and logical type, e.g. {@code long timestamp-millis}. */
+    private static String describe(Schema field) {
+        Schema s = field;
+        if (s.getType() == Schema.Type.UNION) {
+            for (Schema b : s.getTypes()) {
+                if (b.getType() != Schema.Type.NULL) {
+                    s = b;
+                }
+            }
+        }
+        return baseType(s)
+                + (s.getLogicalType() == null ? "" : " " + s.getLogicalType().getName());
     }
 
     private static List<String> split(String s) {
