@@ -4,6 +4,8 @@ import io.inlet.core.InletStopException;
 import io.inlet.core.Pipeline;
 import io.inlet.core.PipelineRunner;
 import io.inlet.core.source.SchemaChangeBehavior;
+import io.inlet.core.spi.ChangeSource;
+import io.inlet.core.spi.FactoryDiscovery;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.testing.MiniClusters;
 import io.inlet.sink.hudi.HudiSink;
@@ -36,6 +38,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -67,34 +70,11 @@ class HudiSchemaEvolutionITCase {
                 "INSERT INTO t VALUES (1, 10, 'one'), (2, 20, 'two'), (3, 30, 'three')");
         Map<String, String> source = MySqlOptions.of(mysql, db, "t");
         source.put("schema-change.behavior", "evolve");
-        AtomicReference<Pipeline> built = new AtomicReference<>();
-        AtomicReference<HudiSink> sink = new AtomicReference<>();
-        List<JobClient> jobs = new CopyOnWriteArrayList<>();
-        PipelineRunner runner = PipelineRunner.builder()
-                .pipeline(conf -> {
-                    conf.set(
-                            CheckpointingOptions.CHECKPOINTS_DIRECTORY,
-                            checkpoints.toUri().toString());
-                    sink.set(HudiLakes.hudiSink(lake, 2));
-                    built.set(Pipeline.builder()
-                            .environment(Jobs.checkpointingEnvironment(conf, 2))
-                            .source("mysql-cdc", source)
-                            .sink(sink.get())
-                            .build());
-                    return built.get();
-                })
-                .onJobSubmitted(jobs::add)
-                .build();
-        CompletableFuture<?> run = CompletableFuture.runAsync(() -> {
-            try {
-                runner.run();
-            } catch (Exception e) {
-                throw new CompletionException(e);
-            }
-        });
         Path table = lake.resolve(db).resolve("t");
-        try (Connection c = mysql.connection(db)) {
-            awaitEqual(jobs, 1, c, db, lake, sink, built);
+        try (Supervised run =
+                        Supervised.start(lake, checkpoints, () -> FactoryDiscovery.createSource("mysql-cdc", source));
+                Connection c = mysql.connection(db)) {
+            run.awaitEqual(1, c, db);
 
             // Rows change before and after an added column, within a checkpoint or two: the job stops at the
             // change, and the rebuilt job reads again from its latest checkpoint, the rows before the change
@@ -105,9 +85,9 @@ class HudiSchemaEvolutionITCase {
                     "ALTER TABLE t ADD COLUMN note VARCHAR(50) NULL AFTER v",
                     "UPDATE t SET note = 'second', v = 21 WHERE id = 2",
                     "INSERT INTO t VALUES (4, 40, 'four', 'fourth')");
-            awaitEqual(jobs, 2, c, db, lake, sink, built);
-            assertThat(built.get().sinkTables().get(0).columnNames()).containsExactly("id", "v", "note", "name");
-            assertThat(Jobs.messages(Jobs.awaitFailure(jobs.get(0), TIMEOUT)))
+            run.awaitEqual(2, c, db);
+            assertThat(run.built.get().sinkTables().get(0).columnNames()).containsExactly("id", "v", "note", "name");
+            assertThat(Jobs.messages(Jobs.awaitFailure(run.jobs.get(0), TIMEOUT)))
                     .contains("RebuildRequiredException")
                     .contains("column 'note' VARCHAR(50) is new");
 
@@ -116,7 +96,7 @@ class HudiSchemaEvolutionITCase {
                     db,
                     "ALTER TABLE t MODIFY name VARCHAR(200)",
                     "UPDATE t SET name = '" + "x".repeat(150) + "' WHERE id = 3");
-            awaitEqual(jobs, 2, c, db, lake, sink, built);
+            run.awaitEqual(2, c, db);
 
             // A required column made nullable: a rebuild; then compaction writes base files with the new
             // column, which the reader merges.
@@ -125,27 +105,27 @@ class HudiSchemaEvolutionITCase {
                     "ALTER TABLE t MODIFY v INT NULL",
                     "UPDATE t SET v = NULL WHERE id = 1",
                     "INSERT INTO t VALUES (5, 50, 'five', NULL)");
-            awaitEqual(jobs, 3, c, db, lake, sink, built);
+            run.awaitEqual(3, c, db);
             mysql.execute(db, "UPDATE t SET note = 'again' WHERE id = 4", "DELETE FROM t WHERE id = 2");
-            awaitEqual(jobs, 3, c, db, lake, sink, built);
-            DebeziumKafkaToHudiITCase.awaitCompaction(jobs.get(2), table);
+            run.awaitEqual(3, c, db);
+            DebeziumKafkaToHudiITCase.awaitCompaction(run.jobs.get(2), table);
             assertThat(HudiReads.baseFiles(table)).isNotEmpty();
-            awaitEqual(jobs, 3, c, db, lake, sink, built);
+            run.awaitEqual(3, c, db);
 
             // A widening Hudi 0.14 cannot read its older files as: the run ends, naming the column and why.
             mysql.execute(db, "ALTER TABLE t MODIFY v BIGINT NULL", "UPDATE t SET v = 5000000000 WHERE id = 5");
-            assertThat(run)
+            assertThat(run.result)
                     .failsWithin(TIMEOUT)
                     .withThrowableOfType(ExecutionException.class)
                     .havingRootCause()
                     .isInstanceOf(InletStopException.class)
                     .withMessageContaining("column 'v' widened from INT to BIGINT")
                     .withMessageContaining("Unexpected type: INT32");
-            assertThat(jobs).hasSize(3);
+            assertThat(run.jobs).hasSize(3);
 
             // The table was created without 'note' and has it from its commits: a pipeline whose rows lack it
             // (dropped while no job ran) is refused at build, as Hudi would write NULL over its values.
-            TableDescriptor withNote = built.get().sinkTables().get(0);
+            TableDescriptor withNote = run.built.get().sinkTables().get(0);
             TableDescriptor withoutNote = withNote.toBuilder()
                     .columns(withNote.columns().stream()
                             .filter(col -> !col.name().equals("note"))
@@ -153,11 +133,6 @@ class HudiSchemaEvolutionITCase {
                     .build();
             assertThatThrownBy(() -> HudiLakes.hudiSink(lake, 2).validate(List.of(withoutNote), true))
                     .hasMessageContaining("has a column 'note' the rows of " + withNote.tableId() + " do not have");
-        } finally {
-            for (JobClient job : jobs) {
-                Jobs.cancelIfRunning(job);
-            }
-            run.cancel(true);
         }
     }
 
@@ -182,37 +157,14 @@ class HudiSchemaEvolutionITCase {
                 "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, v INT NOT NULL, name VARCHAR(20))",
                 "INSERT INTO t VALUES (1, 10, 'one'), (2, 20, 'two'), (3, 30, 'three')");
         kafka.createTopics(2, topic);
-        AtomicReference<Pipeline> built = new AtomicReference<>();
-        AtomicReference<HudiSink> sink = new AtomicReference<>();
-        List<JobClient> jobs = new CopyOnWriteArrayList<>();
         try (DebeziumProducer dbz = DebeziumProducer.start(mysql, db, server, kafka, registry)) {
             dbz.awaitProduced(3, Duration.ofSeconds(60));
-            PipelineRunner runner = PipelineRunner.builder()
-                    .pipeline(conf -> {
-                        conf.set(
-                                CheckpointingOptions.CHECKPOINTS_DIRECTORY,
-                                checkpoints.toUri().toString());
-                        sink.set(HudiLakes.hudiSink(lake, 2));
-                        built.set(Pipeline.builder()
-                                .environment(Jobs.checkpointingEnvironment(conf, 2))
-                                .source(KafkaSources.debezium(kafka, registry, topic)
-                                        .schemaChangeBehavior(SchemaChangeBehavior.EVOLVE)
-                                        .build())
-                                .sink(sink.get())
-                                .build());
-                        return built.get();
-                    })
-                    .onJobSubmitted(jobs::add)
+            Supplier<ChangeSource> source = () -> KafkaSources.debezium(kafka, registry, topic)
+                    .schemaChangeBehavior(SchemaChangeBehavior.EVOLVE)
                     .build();
-            CompletableFuture<?> run = CompletableFuture.runAsync(() -> {
-                try {
-                    runner.run();
-                } catch (Exception e) {
-                    throw new CompletionException(e);
-                }
-            });
-            try (Connection c = mysql.connection(db)) {
-                awaitEqual(jobs, 1, c, db, lake, sink, built);
+            try (Supervised run = Supervised.start(lake, checkpoints, source);
+                    Connection c = mysql.connection(db)) {
+                run.awaitEqual(1, c, db);
                 mysql.execute(
                         db,
                         "UPDATE t SET v = 11 WHERE id = 1",
@@ -220,37 +172,77 @@ class HudiSchemaEvolutionITCase {
                         "UPDATE t SET note = 'second' WHERE id = 2",
                         "UPDATE t SET v = 31, note = 'third' WHERE id = 3",
                         "INSERT INTO t VALUES (4, 40, 'fourth', 'four')");
-                awaitEqual(jobs, 2, c, db, lake, sink, built);
-                assertThat(built.get().sinkTables().get(0).columnNames()).containsExactly("id", "v", "note", "name");
-                assertThat(Jobs.messages(Jobs.awaitFailure(jobs.get(0), TIMEOUT)))
+                run.awaitEqual(2, c, db);
+                assertThat(run.built.get().sinkTables().get(0).columnNames())
+                        .containsExactly("id", "v", "note", "name");
+                assertThat(Jobs.messages(Jobs.awaitFailure(run.jobs.get(0), TIMEOUT)))
                         .contains("column 'note' STRING is new"); // Debezium's Avro has no lengths
-            } finally {
-                for (JobClient job : jobs) {
-                    Jobs.cancelIfRunning(job);
-                }
-                run.cancel(true);
             }
         }
     }
 
-    /** Waits until the runner has submitted {@code n} jobs, the last runs, and the table equals MariaDB's. */
-    private static void awaitEqual(
-            List<JobClient> jobs,
-            int n,
-            Connection c,
-            String db,
-            Path lake,
-            AtomicReference<HudiSink> sink,
-            AtomicReference<Pipeline> built)
-            throws Exception {
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while ((jobs.size() < n || jobs.get(n - 1).getJobStatus().get(30, TimeUnit.SECONDS) != JobStatus.RUNNING)
-                && System.nanoTime() < deadline) {
-            Thread.sleep(100); // waiting for the runner's next job
+    /**
+     * A {@link PipelineRunner} running in the background: each build makes a fresh Hudi sink into the lake
+     * (one writer task, compaction every 2 delta commits) over a fresh source and checkpoints into the
+     * directory; the jobs it submitted and its last build are kept for the test. Closing it cancels them.
+     */
+    private static final class Supervised implements AutoCloseable {
+        final List<JobClient> jobs = new CopyOnWriteArrayList<>();
+        final AtomicReference<Pipeline> built = new AtomicReference<>();
+        final AtomicReference<HudiSink> sink = new AtomicReference<>();
+        final Path lake;
+        CompletableFuture<?> result;
+
+        private Supervised(Path lake) {
+            this.lake = lake;
         }
-        assertThat(jobs).as("jobs the runner submitted").hasSize(n);
-        HudiLakes.awaitEqualToMySql(
-                jobs.get(n - 1), c, db, lake, sink.get(), built.get().sinkTables());
-        assertThat(jobs).as("jobs the runner submitted").hasSize(n);
+
+        static Supervised start(Path lake, Path checkpoints, Supplier<ChangeSource> source) {
+            Supervised s = new Supervised(lake);
+            PipelineRunner runner = PipelineRunner.builder()
+                    .pipeline(conf -> {
+                        conf.set(
+                                CheckpointingOptions.CHECKPOINTS_DIRECTORY,
+                                checkpoints.toUri().toString());
+                        s.sink.set(HudiLakes.hudiSink(lake, 2));
+                        s.built.set(Pipeline.builder()
+                                .environment(Jobs.checkpointingEnvironment(conf, 2))
+                                .source(source.get())
+                                .sink(s.sink.get())
+                                .build());
+                        return s.built.get();
+                    })
+                    .onJobSubmitted(s.jobs::add)
+                    .build();
+            s.result = CompletableFuture.runAsync(() -> {
+                try {
+                    runner.run();
+                } catch (Exception e) {
+                    throw new CompletionException(e);
+                }
+            });
+            return s;
+        }
+
+        @Override
+        public void close() throws Exception {
+            for (JobClient job : jobs) {
+                Jobs.cancelIfRunning(job);
+            }
+            result.cancel(true);
+        }
+
+        /** Waits until the runner has submitted {@code n} jobs, the last runs, and the table equals MariaDB's. */
+        void awaitEqual(int n, Connection c, String db) throws Exception {
+            long deadline = System.nanoTime() + TIMEOUT.toNanos();
+            while ((jobs.size() < n || jobs.get(n - 1).getJobStatus().get(30, TimeUnit.SECONDS) != JobStatus.RUNNING)
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(100); // polling for the runner's next job; the deadline bounds it
+            }
+            assertThat(jobs).as("jobs the runner submitted").hasSize(n);
+            HudiLakes.awaitEqualToMySql(
+                    jobs.get(n - 1), c, db, lake, sink.get(), built.get().sinkTables());
+            assertThat(jobs).as("jobs the runner submitted").hasSize(n);
+        }
     }
 }

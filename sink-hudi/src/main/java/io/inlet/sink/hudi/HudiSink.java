@@ -251,7 +251,6 @@ public final class HudiSink implements ChangeSink {
                         + tables.stream().map(t -> t.tableId().identifier()).collect(Collectors.toList()) + ".");
             }
         }
-        Configuration hadoop = new Configuration(false);
         for (TableDescriptor t : tables) {
             String pre = precombine(t);
             if (addsPrecombine(t) && t.indexOf(pre) >= 0) {
@@ -286,7 +285,7 @@ public final class HudiSink implements ChangeSink {
                 }
             }
             try {
-                Optional<Properties> existing = HudiTables.properties(tablePath(t.tableId()), hadoop);
+                Optional<Properties> existing = existing(t); // read once per build, as currentSchema(t) does
                 if (existing.isPresent()) {
                     problems.addAll(HudiTables.differences(
                             tablePath(t.tableId()),
@@ -299,7 +298,9 @@ public final class HudiSink implements ChangeSink {
                             addsPrecombine(t),
                             schemaChangesFollowed));
                 }
-            } catch (IOException | RuntimeException e) {
+            } catch (InletValidationException e) {
+                problems.addAll(e.problems()); // the table cannot be read: the message names the path and the fix
+            } catch (RuntimeException e) {
                 problems.add("Cannot read the Hudi table at " + tablePath(t.tableId()) + ": " + e
                         + ". Check 'path' and its" + " file system's settings.");
             }

@@ -22,6 +22,8 @@ import org.apache.flink.table.types.logical.VarCharType;
 
 import javax.annotation.Nullable;
 
+import java.util.Objects;
+
 /**
  * How a source column is stored in a Hudi table, and which differences between a column's type in
  * the table and at the source Hudi 0.14 takes: the one place both the sink's build (an existing table
@@ -99,22 +101,8 @@ public final class HudiColumns {
      */
     @Nullable
     public static LogicalType numeric(Schema field) {
-        Schema s = field;
-        boolean nullable = false;
-        if (s.getType() == Schema.Type.UNION) {
-            Schema value = null;
-            for (Schema b : s.getTypes()) {
-                if (b.getType() == Schema.Type.NULL) {
-                    nullable = true;
-                } else {
-                    value = b;
-                }
-            }
-            if (value == null) {
-                return null;
-            }
-            s = value;
-        }
+        Schema s = valueOf(field);
+        boolean nullable = nullable(field);
         if (s.getLogicalType() instanceof LogicalTypes.Decimal) {
             LogicalTypes.Decimal d = (LogicalTypes.Decimal) s.getLogicalType();
             return new DecimalType(nullable, d.getPrecision(), d.getScale());
@@ -151,17 +139,57 @@ public final class HudiColumns {
      * up to 6 as {@code timestamp-micros}, the local-time-zone ones as {@code local-timestamp-*}, DATE as
      * {@code date}, TIME as {@code time-millis}), a DECIMAL of the same precision and scale.
      */
-    public static boolean storedAs(Schema field, LogicalType source, String avroBase) {
+    public static boolean storedAs(Schema field, LogicalType source) {
         LogicalType held = numeric(field);
         if (held != null) {
             return storedAlike(source, held);
         }
         Schema s = valueOf(field);
         String logical = s.getLogicalType() == null ? null : s.getLogicalType().getName();
-        String base = s.getType() == Schema.Type.FIXED ? "bytes" : s.getType().getName();
-        return base.equals(avroBase) && java.util.Objects.equals(logical, avroLogical(written(source)));
+        return baseType(s).equals(avroBase(source)) && Objects.equals(logical, avroLogical(written(source)));
     }
 
+    /** A field's Avro type and logical type, e.g. {@code long timestamp-millis}. */
+    public static String describe(Schema field) {
+        Schema s = valueOf(field);
+        return baseType(s)
+                + (s.getLogicalType() == null ? "" : " " + s.getLogicalType().getName());
+    }
+
+    /** The primitive Avro type of a (nullable) field: logical types aside, fixed as bytes. */
+    public static String baseType(Schema field) {
+        Schema s = valueOf(field);
+        return s.getType() == Schema.Type.FIXED ? "bytes" : s.getType().getName();
+    }
+
+    /** The primitive Avro type Hudi's writer stores a Flink type as. */
+    public static String avroBase(LogicalType t) {
+        switch (t.getTypeRoot()) {
+            case BOOLEAN:
+                return "boolean";
+            case TINYINT:
+            case SMALLINT:
+            case INTEGER:
+            case DATE:
+            case TIME_WITHOUT_TIME_ZONE:
+                return "int";
+            case BIGINT:
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+                return "long";
+            case FLOAT:
+                return "float";
+            case DOUBLE:
+                return "double";
+            case CHAR:
+            case VARCHAR:
+                return "string";
+            default: // BINARY, VARBINARY, DECIMAL (bytes or fixed)
+                return "bytes";
+        }
+    }
+
+    /** The field's value schema: a nullable field's non-null branch. */
     private static Schema valueOf(Schema field) {
         if (field.getType() == Schema.Type.UNION) {
             for (Schema b : field.getTypes()) {

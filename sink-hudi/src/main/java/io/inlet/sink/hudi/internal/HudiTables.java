@@ -165,12 +165,11 @@ public final class HudiTables {
             } else {
                 for (Column c : t.columns()) {
                     Schema field = schema.getField(c.name()).schema();
-                    String have = baseType(field);
-                    String want = avroBase(c.type().getLogicalType());
-                    if (!HudiColumns.storedAs(field, c.type().getLogicalType(), want)) {
-                        problems.add(where + " stores column '" + c.name() + "' as Avro " + describe(field)
-                                + ", but " + t.tableId() + " has it as "
-                                + c.type().getLogicalType().asSummaryString() + " (Avro " + want + ").");
+                    LogicalType columnType = c.type().getLogicalType();
+                    if (!HudiColumns.storedAs(field, columnType)) {
+                        problems.add(where + " stores column '" + c.name() + "' as Avro "
+                                + HudiColumns.describe(field) + ", but " + t.tableId() + " has it as "
+                                + columnType.asSummaryString() + " (Avro " + HudiColumns.avroBase(columnType) + ").");
                     }
                 }
             }
@@ -205,10 +204,9 @@ public final class HudiTables {
                 continue;
             }
             // The same storage, or a source type narrower than the column (it stays); nothing else reads right.
-            boolean fits = HudiColumns.storedAs(f.schema(), want, avroBase(want))
-                    || (have != null && HudiColumns.widens(want, have));
+            boolean fits = HudiColumns.storedAs(f.schema(), want) || (have != null && HudiColumns.widens(want, have));
             if (!fits) {
-                problems.add(where + " stores column '" + c.name() + "' as Avro " + describe(f.schema())
+                problems.add(where + " stores column '" + c.name() + "' as Avro " + HudiColumns.describe(f.schema())
                         + (have == null ? "" : " (" + have.asSummaryString() + ")") + ", but " + t.tableId()
                         + " has it as " + c.type().getLogicalType().asSummaryString()
                         + ", which Hudi cannot read the rows written before as. Write to another path.");
@@ -217,63 +215,10 @@ public final class HudiTables {
         return problems;
     }
 
-    /** A field's Avro type and logical type, e.g. {@code long timestamp-millis}. */
-    private static String describe(Schema field) {
-        Schema s = field;
-        if (s.getType() == Schema.Type.UNION) {
-            for (Schema b : s.getTypes()) {
-                if (b.getType() != Schema.Type.NULL) {
-                    s = b;
-                }
-            }
-        }
-        return baseType(s)
-                + (s.getLogicalType() == null ? "" : " " + s.getLogicalType().getName());
-    }
-
     private static List<String> split(String s) {
         if (s == null || s.trim().isEmpty()) {
             return List.of();
         }
         return Arrays.stream(s.split(",")).map(String::trim).collect(Collectors.toList());
-    }
-
-    /** The primitive Avro type of a (nullable) field: logical types aside, fixed as bytes. */
-    private static String baseType(Schema s) {
-        if (s.getType() == Schema.Type.UNION) {
-            for (Schema b : s.getTypes()) {
-                if (b.getType() != Schema.Type.NULL) {
-                    return baseType(b);
-                }
-            }
-        }
-        return s.getType() == Schema.Type.FIXED ? "bytes" : s.getType().getName();
-    }
-
-    /** The primitive Avro type Hudi's writer stores a Flink type as. */
-    private static String avroBase(LogicalType t) {
-        switch (t.getTypeRoot()) {
-            case BOOLEAN:
-                return "boolean";
-            case TINYINT:
-            case SMALLINT:
-            case INTEGER:
-            case DATE:
-            case TIME_WITHOUT_TIME_ZONE:
-                return "int";
-            case BIGINT:
-            case TIMESTAMP_WITHOUT_TIME_ZONE:
-            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
-                return "long";
-            case FLOAT:
-                return "float";
-            case DOUBLE:
-                return "double";
-            case CHAR:
-            case VARCHAR:
-                return "string";
-            default: // BINARY, VARBINARY, DECIMAL (bytes or fixed)
-                return "bytes";
-        }
     }
 }
