@@ -519,7 +519,7 @@ public final class ChangeEventDeserializer implements Serializable {
         }
         Map<String, String> m = new LinkedHashMap<>();
         for (Field f : row.schema().fields()) {
-            Object v = row.get(f);
+            Object v = row.getWithoutDefault(f.name());
             if (v instanceof byte[]) {
                 v = Base64.getEncoder().encodeToString((byte[]) v);
             } else if (v instanceof ByteBuffer) {
@@ -598,7 +598,9 @@ public final class ChangeEventDeserializer implements Serializable {
                     }
                     continue;
                 }
-                Object v = struct.get(fields[i]);
+                // Not get(field): Connect answers a NULL with the column's DDL default, which Debezium puts in the
+                // schema (status VARCHAR NULL DEFAULT 'new' would read 'new' where the row holds NULL).
+                Object v = struct.getWithoutDefault(fields[i].name());
                 if (v == null) {
                     if (!table.columns().get(i).isNullable()) {
                         throw new BadValue("the NOT NULL column '" + fields[i].name() + "' holds NULL");

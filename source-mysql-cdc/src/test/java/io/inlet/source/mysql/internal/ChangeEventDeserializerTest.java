@@ -145,6 +145,43 @@ class ChangeEventDeserializerTest {
         assertThat(events.get(3).position()).isEqualTo(SourcePosition.binlog("mysql-bin.000007", 500, 1));
     }
 
+    @Test
+    void aNullInANullableColumnWithADefaultStaysNull() throws Exception {
+        // Debezium gives a column its DDL default in the Connect schema (status VARCHAR NULL DEFAULT 'new');
+        // Connect's Struct.get(field) answers a NULL with that default.
+        Schema withDefault = SchemaBuilder.struct()
+                .name("shop.orders.Value")
+                .field("id", Schema.INT64_SCHEMA)
+                .field(
+                        "status",
+                        SchemaBuilder.string().optional().defaultValue("new").build())
+                .build();
+        Envelope env = Envelope.defineSchema()
+                .withName("shop.orders.Envelope")
+                .withRecord(withDefault)
+                .withSource(SOURCE)
+                .build();
+        Struct value =
+                env.create(new Struct(withDefault).put("id", 7L).put("status", null), source(1, null, 400), null);
+        List<ChangeEvent> out = new ArrayList<>();
+        deserializer()
+                .deserialize(
+                        new SourceRecord(Map.of(), Map.of(), "t", null, null, env.schema(), value), new Collector<>() {
+                            @Override
+                            public void collect(ChangeEvent record) {
+                                out.add(record);
+                            }
+
+                            @Override
+                            public void close() {}
+                        });
+        assertThat(out)
+                .singleElement()
+                .satisfies(e -> assertThat(e.row().isNullAt(1))
+                        .as("NULL, not the column's default")
+                        .isTrue());
+    }
+
     private static Schema wider() {
         return SchemaBuilder.struct()
                 .name("shop.orders.Value")
