@@ -1,6 +1,7 @@
 package io.inlet.core.event;
 
 import io.inlet.annotation.PublicEvolving;
+import io.inlet.core.table.ColumnDefaults;
 
 import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.LogicalType;
@@ -53,6 +54,10 @@ public final class ColumnChange implements Serializable {
     @Nullable
     private final String after;
 
+    /** For an added column, the value the source gives the rows that existed before, as text. */
+    @Nullable
+    private final String defaultValue;
+
     private ColumnChange(
             Kind kind,
             String column,
@@ -60,6 +65,17 @@ public final class ColumnChange implements Serializable {
             @Nullable LogicalType oldType,
             @Nullable LogicalType newType,
             @Nullable String after) {
+        this(kind, column, newName, oldType, newType, after, null);
+    }
+
+    private ColumnChange(
+            Kind kind,
+            String column,
+            @Nullable String newName,
+            @Nullable LogicalType oldType,
+            @Nullable LogicalType newType,
+            @Nullable String after,
+            @Nullable String defaultValue) {
         if (column == null || column.isEmpty()) {
             throw new IllegalArgumentException("A column change needs the column's name.");
         }
@@ -69,6 +85,7 @@ public final class ColumnChange implements Serializable {
         this.oldType = oldType;
         this.newType = newType;
         this.after = after;
+        this.defaultValue = defaultValue;
     }
 
     /**
@@ -78,6 +95,23 @@ public final class ColumnChange implements Serializable {
      */
     public static ColumnChange added(String column, LogicalType type, @Nullable String after) {
         return new ColumnChange(Kind.ADDED, column, null, null, Objects.requireNonNull(type, "type"), after);
+    }
+
+    /**
+     * The added column with the value the source gives the rows that existed before the change (MySQL's
+     * {@code ADD COLUMN ... DEFAULT 'x'} fills them without writing them to the binlog), in the text
+     * {@link ColumnDefaults#parse} reads for the column's type.
+     *
+     * @throws IllegalArgumentException when this is not an added column, or the text is not a value of its type
+     */
+    public ColumnChange withDefaultValue(@Nullable String text) {
+        if (kind != Kind.ADDED) {
+            throw new IllegalArgumentException("Only an added column has a default for the rows before: " + this);
+        }
+        if (text != null) {
+            ColumnDefaults.parse(text, newType);
+        }
+        return new ColumnChange(kind, column, null, null, newType, after, text);
     }
 
     /** A column dropped from the table. */
@@ -105,6 +139,15 @@ public final class ColumnChange implements Serializable {
                 Objects.requireNonNull(oldType, "oldType"),
                 Objects.requireNonNull(newType, "newType"),
                 null);
+    }
+
+    /**
+     * For an added column, the value the rows that existed before the change have in the source, as
+     * text ({@link ColumnDefaults#parse} turns it into a value of the column's
+     * type); empty when they have NULL, or the source does not say.
+     */
+    public Optional<String> defaultValue() {
+        return Optional.ofNullable(defaultValue);
     }
 
     public Kind kind() {
@@ -205,12 +248,13 @@ public final class ColumnChange implements Serializable {
                 && Objects.equals(newName, that.newName)
                 && Objects.equals(oldType, that.oldType)
                 && Objects.equals(newType, that.newType)
-                && Objects.equals(after, that.after);
+                && Objects.equals(after, that.after)
+                && Objects.equals(defaultValue, that.defaultValue);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(kind, column, newName, oldType, newType, after);
+        return Objects.hash(kind, column, newName, oldType, newType, after, defaultValue);
     }
 
     /** The change in words, e.g. {@code column 'qty' changed its type from INT to BIGINT}. */
@@ -219,7 +263,8 @@ public final class ColumnChange implements Serializable {
         switch (kind) {
             case ADDED:
                 return "column '" + column + "' was added (" + newType.asSummaryString() + ", "
-                        + (after == null ? "first" : "after '" + after + "'") + ")";
+                        + (after == null ? "first" : "after '" + after + "'")
+                        + (defaultValue == null ? "" : ", default '" + defaultValue + "'") + ")";
             case DROPPED:
                 return "column '" + column + "' was dropped";
             case RENAMED:

@@ -205,6 +205,31 @@ public final class SchemaChange implements Serializable {
         return new SchemaChange(before, after, changes, statement, newBestEffort);
     }
 
+    /**
+     * The same change, its added columns carrying the value the source gives the rows that existed
+     * before ({@link ColumnChange#defaultValue()}), by column name.
+     *
+     * @throws IllegalArgumentException when a name is not an added column, or a value not one of its type
+     */
+    public SchemaChange withDefaultValues(Map<String, String> defaults) {
+        List<ColumnChange> out = new ArrayList<>(changes.size());
+        int found = 0;
+        for (ColumnChange c : changes) {
+            String value = c.kind() == ColumnChange.Kind.ADDED ? defaults.get(c.column()) : null;
+            if (value != null) {
+                found++;
+                out.add(c.withDefaultValue(value));
+            } else {
+                out.add(c);
+            }
+        }
+        if (found != defaults.size()) {
+            throw new IllegalArgumentException(
+                    "Defaults " + defaults + " name columns the change does not add: " + changes);
+        }
+        return new SchemaChange(before, after, Collections.unmodifiableList(out), statement, bestEffort);
+    }
+
     /** The same change for a table under another id (routing, renaming transforms). */
     public SchemaChange withTableId(TableId newTableId) {
         return new SchemaChange(

@@ -236,6 +236,26 @@ class RuntimeSchemaVersionsTest {
     }
 
     @Test
+    void anAddedColumnsDefaultForTheRowsBeforeTravelsWithTheChange() throws Exception {
+        SchemaChange change = smallToV2().withDefaultValues(Map.of("note", "none yet"));
+        ChangeEvent event = ChangeEvent.schemaChange(change, 11L, SourcePosition.binlog("b.1", 80, 0));
+        ChangeEventSerializer s = serializer(SMALL);
+
+        ChangeEvent back = read(s, write(s, List.of(event)), 1).get(0);
+
+        assertThat(back).isEqualTo(event).isNotEqualTo(smallChangeEvent());
+        assertThat(back.schemaChange().changes())
+                .filteredOn(c -> c.kind() == ColumnChange.Kind.ADDED)
+                .singleElement()
+                .satisfies(c -> assertThat(c.defaultValue()).contains("none yet"));
+        assertThat(InstantiationUtil.clone(change)).isEqualTo(change);
+        assertThatThrownBy(() -> smallToV2().withDefaultValues(Map.of("v", "x")))
+                .hasMessageContaining("does not add");
+        assertThatThrownBy(() -> smallToV2().withDefaultValues(Map.of("note", "longer than twenty characters")))
+                .hasMessageContaining("longer than the column");
+    }
+
+    @Test
     void aSchemaChangeEventHasNoRowAndSaysWhatToDo() {
         ChangeEvent event = smallChangeEvent();
         assertThatThrownBy(event::row)

@@ -29,6 +29,12 @@ public final class SchemaChangeCodec {
 
     private static final ColumnChange.Kind[] KINDS = ColumnChange.Kind.values();
 
+    /**
+     * Set in the kind byte of an added column with a default for the rows before, which follows its other
+     * fields. Events written before defaults travelled never set it, so they read as they did.
+     */
+    private static final int HAS_DEFAULT = 0x80;
+
     private SchemaChangeCodec() {}
 
     public static void write(SchemaChange change, DataOutputView out) throws IOException {
@@ -36,12 +42,15 @@ public final class SchemaChangeCodec {
         writeDescriptor(change.after(), out);
         VarInts.write(change.changes().size(), out);
         for (ColumnChange c : change.changes()) {
-            out.writeByte(c.kind().ordinal());
+            out.writeByte(c.kind().ordinal() | (c.defaultValue().isPresent() ? HAS_DEFAULT : 0));
             TypeTexts.writeString(c.column(), out);
             switch (c.kind()) {
                 case ADDED:
                     TypeTexts.writeType(c.newType().orElseThrow(), out);
                     writeNullable(c.after().orElse(null), out);
+                    if (c.defaultValue().isPresent()) {
+                        TypeTexts.writeString(c.defaultValue().get(), out);
+                    }
                     break;
                 case RENAMED:
                     TypeTexts.writeString(c.newName().orElseThrow(), out);
@@ -64,7 +73,8 @@ public final class SchemaChangeCodec {
         int n = VarInts.read(in);
         List<ColumnChange> changes = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            int kind = in.readUnsignedByte();
+            int flags = in.readUnsignedByte();
+            int kind = flags & ~HAS_DEFAULT;
             if (kind >= KINDS.length) {
                 throw new IOException("Corrupt schema change event: column change kind " + kind);
             }
@@ -72,7 +82,8 @@ public final class SchemaChangeCodec {
             switch (KINDS[kind]) {
                 case ADDED: {
                     LogicalType type = TypeTexts.readType(in, classLoader);
-                    changes.add(ColumnChange.added(column, type, readNullable(in)));
+                    ColumnChange added = ColumnChange.added(column, type, readNullable(in));
+                    changes.add((flags & HAS_DEFAULT) != 0 ? added.withDefaultValue(TypeTexts.readString(in)) : added);
                     break;
                 }
                 case RENAMED:

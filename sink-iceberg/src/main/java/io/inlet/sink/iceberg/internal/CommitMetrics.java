@@ -44,6 +44,7 @@ final class CommitMetrics {
         private final Counter deleteRecords;
         private final Counter deleteBytes;
         private final Counter failed;
+        private final Counter backfilled;
         private volatile long lastCommitDurationMs;
         /** Since this run started, until the first commit. */
         private volatile long lastSuccessNanos = System.nanoTime();
@@ -56,6 +57,7 @@ final class CommitMetrics {
             deleteRecords = group.counter("committedDeleteFilesRecordCount");
             deleteBytes = group.counter("committedDeleteFilesByteCount");
             failed = group.counter("failedCommits");
+            backfilled = group.counter("rowsGivenTheirDefault");
             group.gauge("lastCommitDurationMs", (Gauge<Long>) () -> lastCommitDurationMs);
             group.gauge("elapsedSecondsSinceLastSuccessfulCommit", (Gauge<Long>)
                     () -> (System.nanoTime() - lastSuccessNanos) / 1_000_000_000L);
@@ -66,6 +68,11 @@ final class CommitMetrics {
             add(deletes, deleteFiles, deleteRecords, deleteBytes);
             lastCommitDurationMs = durationMs;
             lastSuccessNanos = System.nanoTime();
+        }
+
+        /** Rows written before a column was added with a default, rewritten with it ({@link IcebergDefaults}). */
+        void backfilled(long rows) {
+            backfilled.inc(rows);
         }
 
         void failed() {

@@ -15,6 +15,7 @@ import org.apache.iceberg.types.Types;
 
 import java.io.Serializable;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Shapes rows for Iceberg's Flink writer. The writer reads rows with the Flink type of the Iceberg
@@ -36,8 +37,11 @@ public final class IcebergRowConverter implements Serializable {
     private static final byte TO_DECIMAL = 4;
 
     private final RowType source;
-    /** Per target field, the source field it takes its value from; -1 for none (NULL). */
+    /** Per target field, the source field it takes its value from; -1 for none (its default, or NULL). */
     private final int[] from;
+
+    /** Per target field the source lacks, the value the rows get: a column's default for rows before it. */
+    private final Object[] constants;
 
     private final byte[] ops;
     private final int[] precisions;
@@ -46,7 +50,7 @@ public final class IcebergRowConverter implements Serializable {
 
     /** Rows whose fields are the target's, in its order (a table the job was built with). */
     public IcebergRowConverter(RowType source, RowType target) {
-        this(source, target, positions(source, target));
+        this(source, target, positions(source, target), Map.of());
     }
 
     private static int[] positions(RowType source, RowType target) {
@@ -65,18 +69,28 @@ public final class IcebergRowConverter implements Serializable {
      * columns by name: a column the rows lack is NULL, one the table lacks is left out.
      */
     public static IcebergRowConverter byName(RowType source, RowType target) {
+        return byName(source, target, Map.of());
+    }
+
+    /**
+     * As {@link #byName(RowType, RowType)}, a column the rows lack taking its value from {@code defaults}
+     * (by column name, in Flink's internal form) where it has one: rows of the shape before the column
+     * was added with a default ({@link IcebergDefaults}).
+     */
+    public static IcebergRowConverter byName(RowType source, RowType target, Map<String, Object> defaults) {
         int[] from = new int[target.getFieldCount()];
         for (int i = 0; i < from.length; i++) {
             from[i] = source.getFieldIndex(target.getFieldNames().get(i));
         }
-        return new IcebergRowConverter(source, target, from);
+        return new IcebergRowConverter(source, target, from, defaults);
     }
 
     /**
      * Rows written for an earlier Iceberg schema of the table, whose columns have that schema's names:
      * matched to the table's current columns by field id, so a column renamed since keeps its values.
      */
-    public static IcebergRowConverter byFieldId(RowType source, Schema written, Schema current) {
+    public static IcebergRowConverter byFieldId(
+            RowType source, Schema written, Schema current, Map<String, Object> defaults) {
         RowType target = FlinkSchemaUtil.convert(current);
         int[] from = new int[target.getFieldCount()];
         List<Types.NestedField> columns = current.columns();
@@ -84,13 +98,19 @@ public final class IcebergRowConverter implements Serializable {
             Types.NestedField then = written.findField(columns.get(i).fieldId());
             from[i] = then == null ? -1 : source.getFieldIndex(then.name());
         }
-        return new IcebergRowConverter(source, target, from);
+        return new IcebergRowConverter(source, target, from, defaults);
     }
 
-    private IcebergRowConverter(RowType source, RowType target, int[] from) {
+    private IcebergRowConverter(RowType source, RowType target, int[] from, Map<String, Object> defaults) {
         this.source = source;
         this.from = from;
         int n = target.getFieldCount();
+        this.constants = new Object[n];
+        for (int i = 0; i < n; i++) {
+            if (from[i] < 0) {
+                constants[i] = defaults.get(target.getFieldNames().get(i));
+            }
+        }
         this.ops = new byte[n];
         this.precisions = new int[n];
         this.scales = new int[n];
@@ -147,7 +167,11 @@ public final class IcebergRowConverter implements Serializable {
         GenericRowData out = new GenericRowData(row.getRowKind(), n);
         for (int i = 0; i < n; i++) {
             int j = from[i];
-            if (j < 0 || row.isNullAt(j)) {
+            if (j < 0) {
+                out.setField(i, constants[i]);
+                continue;
+            }
+            if (row.isNullAt(j)) {
                 continue;
             }
             switch (ops[i]) {

@@ -12,6 +12,7 @@ import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.Transaction;
+import org.apache.iceberg.UpdateProperties;
 import org.apache.iceberg.UpdateSchema;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.ValidationException;
@@ -26,6 +27,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -115,8 +117,9 @@ public final class IcebergSchemaUpdates {
             UpdateSchema update = txn.updateSchema();
             List<String> applied;
             List<String> kept = new ArrayList<>();
+            Map<String, String> defaults = new HashMap<>();
             try {
-                applied = plan(table, change, update, kept);
+                applied = plan(table, change, update, kept, defaults);
             } catch (ValidationException | IllegalArgumentException e) {
                 // Iceberg refuses the update itself (a partition or sort field on a dropped column, a name
                 // taken): the same on every restart. Other failures (the catalog unreachable) may pass.
@@ -132,13 +135,29 @@ public final class IcebergSchemaUpdates {
                 } else {
                     update.commit();
                 }
+                UpdateProperties properties = txn.updateProperties();
+                boolean propertiesChanged = false;
                 if (order != Long.MIN_VALUE) {
                     String history = table.properties().get(HISTORY);
                     String entry = order + ":" + table.schema().schemaId();
-                    txn.updateProperties()
+                    properties
                             .set(POSITION, String.valueOf(order))
-                            .set(HISTORY, history == null || history.isEmpty() ? entry : history + ";" + entry)
-                            .commit();
+                            .set(HISTORY, history == null || history.isEmpty() ? entry : history + ";" + entry);
+                    propertiesChanged = true;
+                }
+                if (!defaults.isEmpty()) {
+                    // In the same commit as the column: the committer fills the rows before it (IcebergDefaults).
+                    Set<Integer> pending = IcebergDefaults.pending(table);
+                    for (Map.Entry<String, String> d : defaults.entrySet()) {
+                        int id = txn.table().schema().findField(d.getKey()).fieldId();
+                        properties.set(IcebergDefaults.DEFAULT_PREFIX + id, d.getValue());
+                        pending.add(id);
+                    }
+                    properties.set(IcebergDefaults.BACKFILL, IcebergDefaults.format(pending));
+                    propertiesChanged = true;
+                }
+                if (propertiesChanged) {
+                    properties.commit();
                 }
                 txn.commitTransaction();
                 LOG.info(
@@ -204,7 +223,8 @@ public final class IcebergSchemaUpdates {
      * Adds to the update what the table still lacks of the change; returns what it added, in words, and
      * adds to {@code kept} what a best-effort change goes on without.
      */
-    private static List<String> plan(Table table, SchemaChange change, UpdateSchema update, List<String> kept) {
+    private static List<String> plan(
+            Table table, SchemaChange change, UpdateSchema update, List<String> kept, Map<String, String> defaults) {
         Schema schema = table.schema();
         List<String> applied = new ArrayList<>();
         // Names after the change to names in the table now: UpdateSchema resolves names against the schema
@@ -247,7 +267,11 @@ public final class IcebergSchemaUpdates {
                             || addedEarlier(change, after)) {
                         update.moveAfter(name, tableName.getOrDefault(after, after));
                     }
-                    applied.add("added " + name + " " + type + (after == null ? " first" : " after " + after));
+                    applied.add("added " + name + " " + type + (after == null ? " first" : " after " + after)
+                            + c.defaultValue()
+                                    .map(d -> ", default '" + d + "' for the rows before")
+                                    .orElse(""));
+                    c.defaultValue().ifPresent(d -> defaults.put(name, d));
                     break;
                 }
                 case RETYPED: {

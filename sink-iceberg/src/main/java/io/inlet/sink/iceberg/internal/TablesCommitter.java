@@ -20,6 +20,7 @@ import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.Transaction;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.flink.CatalogLoader;
@@ -29,6 +30,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -136,6 +138,12 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
     /** The tables as loaded from the catalog, one commit thread at a time each. */
     private transient Map<String, Table> loaded;
 
+    /**
+     * Tables to look at for rows waiting for a column's default ({@link IcebergDefaults}) in the next round even
+     * without files: every table after a restore, and a table whose backfill failed.
+     */
+    private transient Set<String> backfills;
+
     private transient ListState<String> lineageState;
     private transient ListState<byte[]> pendingState;
     private transient ListState<Tuple2<String, Long>> committedState;
@@ -164,6 +172,7 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
         dueUpTo = Long.MIN_VALUE;
         readFromTable = ConcurrentHashMap.newKeySet();
         loaded = new ConcurrentHashMap<>();
+        backfills = ConcurrentHashMap.newKeySet();
         for (String l : lineageState.get()) {
             lineage = l;
         }
@@ -201,6 +210,8 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
         // hold them), so they go now, before anything of this run, rather than with the next checkpoint.
         Map<String, List<Due>> restored;
         synchronized (lock) {
+            // A backfill a failure cut short, or one whose commit the failure came before, is found in the table.
+            backfills.addAll(tables);
             restored = due(Long.MAX_VALUE);
         }
         rethrow(round(Long.MAX_VALUE, restored));
@@ -390,6 +401,10 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
                 due.put(table, parts);
             }
         });
+        for (String table : backfills) {
+            due.putIfAbsent(table, new ArrayList<>());
+        }
+        backfills.clear();
         return due;
     }
 
@@ -452,6 +467,7 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
                 // the next attempt reads the table's last committed checkpoint again instead of trusting ours.
                 readFromTable.remove(name);
                 loaded.remove(name);
+                backfills.add(name);
                 if (attempts >= MAX_ATTEMPTS && tooMany == null) {
                     tooMany = new IllegalStateException(
                             "Committing to Iceberg table " + name + " failed " + attempts
@@ -494,6 +510,7 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
             last = Position.max(last, lastCommitted(table, lineage));
             setCommitted(name, last);
         }
+        boolean committedAny = false;
         for (Due d : due) {
             if (last.covers(d.checkpointId, d.part)) {
                 LOG.info(
@@ -502,7 +519,7 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
                         d.checkpointId,
                         d.part);
             } else {
-                commit(name, table, d.checkpointId, d.part, d.parts, d.results);
+                committedAny |= commit(name, table, d.checkpointId, d.part, d.parts, d.results);
                 last = Position.of(d.checkpointId, d.part, d.parts);
             }
             if (d.part == d.parts - 1) {
@@ -522,6 +539,18 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
                 committed.put(name, last);
             }
         }
+        if (!committedAny) {
+            // A schema change's empty part, or a table looked at after a restore: nothing refreshed it.
+            table.refresh();
+        }
+        if (!IcebergDefaults.pending(table).isEmpty()) {
+            try {
+                long rows = IcebergDefaults.backfill(table);
+                metrics.table(name).backfilled(rows);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
     }
 
     private void setCommitted(String name, Position at) {
@@ -530,7 +559,9 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
         }
     }
 
-    private void commit(String name, Table table, long checkpointId, int part, int parts, List<WriteResult> results) {
+    /** Commits the part; false when it had no files. */
+    private boolean commit(
+            String name, Table table, long checkpointId, int part, int parts, List<WriteResult> results) {
         List<DataFile> data = new ArrayList<>();
         List<DeleteFile> deletes = new ArrayList<>();
         List<CharSequence> referenced = new ArrayList<>();
@@ -540,10 +571,14 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
             referenced.addAll(Arrays.asList(r.referencedDataFiles()));
         }
         if (data.isEmpty() && deletes.isEmpty()) {
-            return; // nothing new: no empty snapshot
+            return false; // nothing new: no empty snapshot
         }
         long start = System.nanoTime();
-        RowDelta delta = table.newRowDelta();
+        // Files written without a column added with a default (a writer met the change after this checkpoint's
+        // barrier): their rows wait for it, recorded in the same commit so that a restore finds them.
+        Set<Integer> lacked = IcebergDefaults.lackedBy(table, data);
+        Transaction txn = lacked.isEmpty() ? null : table.newTransaction();
+        RowDelta delta = txn == null ? table.newRowDelta() : txn.newRowDelta();
         data.forEach(delta::addRows);
         deletes.forEach(delta::addDeletes);
         if (!referenced.isEmpty()) {
@@ -563,6 +598,14 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
                 "flink.max-committed-checkpoint-id",
                 String.valueOf(part == parts - 1 ? checkpointId : checkpointId - 1));
         delta.commit();
+        if (txn != null) {
+            Set<Integer> pending = IcebergDefaults.pending(table);
+            pending.addAll(lacked);
+            txn.updateProperties()
+                    .set(IcebergDefaults.BACKFILL, IcebergDefaults.format(pending))
+                    .commit();
+            txn.commitTransaction();
+        }
         long durationMs = (System.nanoTime() - start) / 1_000_000;
         metrics.table(name).committed(data, deletes, durationMs);
         LOG.debug(
@@ -573,6 +616,7 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
                 data.size(),
                 deletes.size(),
                 durationMs);
+        return true;
     }
 
     /** How far the lineage committed to the table, from the snapshots' summaries. */

@@ -201,6 +201,8 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
         final long openCost;
         /** The source position of the table's last schema change; rows before it had another shape. */
         final long lastChange;
+        /** The defaults of columns added with one, by name: what rows of the shape before them get. */
+        final Map<String, Object> defaults;
 
         /**
          * By the rows' type, not their version: a version number is the source's count, and the type is what
@@ -230,13 +232,14 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
             this.rowSize = rowSize;
             this.openCost = openCost;
             this.lastChange = IcebergSchemaUpdates.lastPosition(table);
+            this.defaults = IcebergDefaults.values(table, target);
         }
 
         /** Rows of the type converted to the table's current columns by name. */
         IcebergRowConverter converterOf(RowType type) {
             return type.equals(write.converter.source()) && target.equals(write.type)
                     ? write.converter
-                    : IcebergRowConverter.byName(type, target);
+                    : IcebergRowConverter.byName(type, target, defaults);
         }
 
         IcebergRowConverter converter(ChangeEvent event) {
@@ -259,7 +262,8 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
                     RowType rowType = type;
                     return earlier.computeIfAbsent(type, t -> new HashMap<>())
                             .computeIfAbsent(
-                                    then.schemaId(), id -> IcebergRowConverter.byFieldId(rowType, then, schema));
+                                    then.schemaId(),
+                                    id -> IcebergRowConverter.byFieldId(rowType, then, schema, defaults));
                 }
             }
             // Rows of one type come in runs: the last one first, by identity (RowType hashes deeply).
@@ -385,13 +389,13 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
         long start = System.nanoTime();
         TableId id = event.tableId();
         OpenWriter writer = open.remove(id);
+        WriteResult result = writer == null ? WriteResult.builder().build() : complete(writer);
         if (writer != null) {
-            WriteResult result = complete(writer);
             buffered -= writer.bytes;
-            if (result.dataFiles().length > 0 || result.deleteFiles().length > 0) {
-                closedEarly.computeIfAbsent(id, k -> new ArrayList<>()).add(result);
-            }
         }
+        // Sent even without files: the committer then looks at the table after the checkpoint, and gives rows
+        // written before the change the default of a column it added (IcebergDefaults), also in a quiet table.
+        closedEarly.computeIfAbsent(id, k -> new ArrayList<>()).add(result);
         Table table = catalog.loadTable(TableIdentifier.parse(t.write.table));
         SourcePosition position = event.position();
         List<String> kept = IcebergSchemaUpdates.apply(

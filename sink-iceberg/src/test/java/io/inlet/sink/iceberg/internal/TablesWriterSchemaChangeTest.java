@@ -224,6 +224,124 @@ class TablesWriterSchemaChangeTest {
                         String.valueOf(SourcePosition.binlog("b.1", 1002, 0).order()));
     }
 
+    /** V1 to V2 with {@code note} added {@code DEFAULT 'none'}: MySQL's rows before have 'none'. */
+    private StreamRecord<ChangeEvent> addNoteWithDefault() {
+        return schemaChange(SchemaChange.between(V1, V2, Map.of(), "ALTER TABLE items ADD note ... DEFAULT 'none'")
+                .withDefaultValues(Map.of("note", "none")));
+    }
+
+    @Test
+    void rowsWrittenBeforeAColumnAddedWithADefaultGetItAlsoFromAWriterThatMetTheChangeLate() throws Exception {
+        try (OneInputStreamOperatorTestHarness<ChangeEvent, TableCommittable> w0 =
+                        new OneInputStreamOperatorTestHarness<>(writer(true), 2, 2, 0);
+                OneInputStreamOperatorTestHarness<ChangeEvent, TableCommittable> w1 =
+                        new OneInputStreamOperatorTestHarness<>(writer(true), 2, 2, 1);
+                OneInputStreamOperatorTestHarness<TableCommittable, Void> c = committer(loader)) {
+            w0.open();
+            w1.open();
+            c.open();
+            w0.processElement(row(V1, RowKind.INSERT, 1, 1, new BigDecimal("1.00"), "a"));
+            w1.processElement(row(V1, RowKind.INSERT, 2, 2, new BigDecimal("2.00"), "b"));
+            commit(c, flush(1L, w0, w1), 1L);
+            ((TablesCommitter) c.getOperator()).awaitCommitted();
+
+            w0.processElement(row(V1, RowKind.INSERT, 5, 5, new BigDecimal("5.00"), "e"));
+            StreamRecord<ChangeEvent> change = addNoteWithDefault();
+            w0.processElement(change);
+            // Rows of the new shape say their own value, NULL included.
+            w0.processElement(row(V2, RowKind.INSERT, 3, null, 3L, new BigDecimal("3.00"), "c"));
+            w0.processElement(row(V2, RowKind.INSERT, 6, "six", 6L, new BigDecimal("6.00"), "f"));
+            commit(c, flush(2L, w0, w1), 2L);
+            ((TablesCommitter) c.getOperator()).awaitCommitted();
+            assertThat(rows())
+                    .containsExactly(
+                            "id=1, note=none, qty=1, price=1.00, name=a",
+                            "id=2, note=none, qty=2, price=2.00, name=b",
+                            "id=3, note=null, qty=3, price=3.00, name=c",
+                            "id=5, note=none, qty=5, price=5.00, name=e",
+                            "id=6, note=six, qty=6, price=6.00, name=f");
+
+            // w1 meets the change after the barrier of checkpoint 2 (unaligned checkpoints): its next file, written
+            // before it met the change, lacks the column although the backfill ran.
+            w1.processElement(row(V1, RowKind.INSERT, 4, 4, new BigDecimal("4.00"), "d"));
+            w1.processElement(new StreamRecord<>(change.getValue()));
+            // A row of the shape before the change, after it (another upstream channel): the default too.
+            w1.processElement(row(V1, RowKind.INSERT, 7, 7, new BigDecimal("7.00"), "g"));
+            w0.processElement(row(V2, RowKind.UPDATE_AFTER, 1, "changed", 1L, new BigDecimal("1.00"), "a"));
+            w0.processElement(row(V2, RowKind.UPDATE_AFTER, 2, null, 2L, new BigDecimal("2.00"), "b"));
+            commit(c, flush(3L, w0, w1), 3L);
+            ((TablesCommitter) c.getOperator()).awaitCommitted();
+        }
+        Table table = itemsTable();
+        assertThat(rows())
+                .containsExactly(
+                        "id=1, note=changed, qty=1, price=1.00, name=a",
+                        "id=2, note=null, qty=2, price=2.00, name=b",
+                        "id=3, note=null, qty=3, price=3.00, name=c",
+                        "id=4, note=none, qty=4, price=4.00, name=d",
+                        "id=5, note=none, qty=5, price=5.00, name=e",
+                        "id=6, note=six, qty=6, price=6.00, name=f",
+                        "id=7, note=none, qty=7, price=7.00, name=g");
+        int note = table.schema().findField("note").fieldId();
+        assertThat(table.properties())
+                .containsEntry(IcebergDefaults.DEFAULT_PREFIX + note, "none")
+                .doesNotContainKey(IcebergDefaults.BACKFILL);
+        assertThat(table.schemas()).as("the first schema and the one update").hasSize(2);
+        List<Map<String, String>> filled = new ArrayList<>();
+        table.snapshots().forEach(s -> {
+            if (s.summary().containsKey(IcebergDefaults.FILLED)) {
+                filled.add(s.summary());
+            }
+        });
+        // After checkpoint 2: rows 1, 2 and 5; after checkpoint 3: the late file's row 4.
+        assertThat(filled)
+                .extracting(m -> m.get("flink.max-committed-checkpoint-id") + ":" + m.get("added-records"))
+                .containsExactly("2:3", "3:1");
+    }
+
+    /** Every writer's files for the checkpoint. */
+    @SafeVarargs
+    private static List<TableCommittable> flush(
+            long checkpointId, OneInputStreamOperatorTestHarness<ChangeEvent, TableCommittable>... writers)
+            throws Exception {
+        List<TableCommittable> out = new ArrayList<>();
+        for (OneInputStreamOperatorTestHarness<ChangeEvent, TableCommittable> w : writers) {
+            w.prepareSnapshotPreBarrier(checkpointId);
+            for (TableCommittable t : w.extractOutputValues()) {
+                if (t.checkpointId() == checkpointId) {
+                    out.add(t);
+                }
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void aBackfillTheJobFailedBeforeRunsWhenTheCommitterOpensAgain() throws Exception {
+        try (OneInputStreamOperatorTestHarness<ChangeEvent, TableCommittable> w =
+                        new OneInputStreamOperatorTestHarness<>(writer(true), 1, 1, 0);
+                OneInputStreamOperatorTestHarness<TableCommittable, Void> c = committer(loader)) {
+            w.open();
+            c.open();
+            w.processElement(row(V1, RowKind.INSERT, 1, 1, new BigDecimal("1.00"), "a"));
+            w.prepareSnapshotPreBarrier(1L);
+            commit(c, w.extractOutputValues(), 1L);
+            ((TablesCommitter) c.getOperator()).awaitCommitted();
+            // The change applied, then the job fails before the next checkpoint.
+            w.processElement(addNoteWithDefault());
+        }
+        assertThat(IcebergDefaults.pending(itemsTable())).hasSize(1);
+        assertThat(rows()).containsExactly("id=1, note=null, qty=1, price=1.00, name=a");
+
+        try (OneInputStreamOperatorTestHarness<TableCommittable, Void> restored =
+                new OneInputStreamOperatorTestHarness<>(new TablesCommitter(loader, List.of("lake.items")), 1, 1, 0)) {
+            restored.open();
+            ((TablesCommitter) restored.getOperator()).awaitCommitted();
+        }
+        assertThat(rows()).containsExactly("id=1, note=none, qty=1, price=1.00, name=a");
+        assertThat(IcebergDefaults.pending(itemsTable())).isEmpty();
+    }
+
     @Test
     void everyWriterSubtaskGetsTheChangeAndTheTableChangesOnce() throws Exception {
         try (OneInputStreamOperatorTestHarness<ChangeEvent, TableCommittable> w0 =

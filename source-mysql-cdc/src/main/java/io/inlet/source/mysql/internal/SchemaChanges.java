@@ -9,6 +9,7 @@ import io.inlet.core.source.SchemaChangePolicy;
 import io.inlet.core.source.SchemaDifference;
 import io.inlet.core.source.TimePrecisionMode;
 import io.inlet.core.table.Column;
+import io.inlet.core.table.ColumnDefaults;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
 
@@ -16,6 +17,7 @@ import io.debezium.document.Array;
 import io.debezium.document.Document;
 import io.debezium.document.Value;
 import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.logical.LogicalType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -209,17 +211,33 @@ public final class SchemaChanges {
         try {
             SchemaChange change = policy.follow(current, now, key, renames(ddl), ddl == null ? null : ddl.trim());
             if (change != null) {
-                addedDefaults(change, after)
-                        .forEach((column, value) -> LOG.warn(
+                Map<String, String> carried = new LinkedHashMap<>();
+                for (Map.Entry<String, String> d : addedDefaults(change, after).entrySet()) {
+                    LogicalType type = change.after()
+                            .column(d.getKey())
+                            .orElseThrow()
+                            .type()
+                            .getLogicalType();
+                    try {
+                        ColumnDefaults.parse(d.getValue(), type);
+                        carried.put(d.getKey(), d.getValue());
+                    } catch (IllegalArgumentException notAConstant) {
+                        LOG.warn(
                                 "Table {} changed in the source{}: column '{}' was added with the default '{}'."
-                                        + " MySQL shows"
-                                        + " that value in the rows that existed before; the lake has NULL in them until"
-                                        + " each changes (the binlog holds no rows for MySQL's backfill). Rows inserted"
-                                        + " or changed from here on carry their value.",
+                                        + " MySQL shows its value in the rows that existed before; Inlet cannot"
+                                        + " give them that value ({}), so the lake has NULL in them until each"
+                                        + " changes. Rows inserted or changed from here on carry their value.",
                                 id,
                                 where,
-                                column,
-                                value));
+                                d.getKey(),
+                                d.getValue(),
+                                notAConstant.getMessage());
+                    }
+                }
+                if (!carried.isEmpty()) {
+                    // The sinks give the rows that existed before this value, as MySQL does without a binlog row.
+                    change = change.withDefaultValues(carried);
+                }
             }
             return change;
         } catch (IllegalArgumentException e) {

@@ -23,6 +23,7 @@ import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 /** The schema change a DDL record makes of a captured table, as Debezium describes the table after it. */
 class SchemaChangesTest {
@@ -81,7 +82,9 @@ class SchemaChangesTest {
         assertThat(c.newVersion()).isEqualTo(2);
         assertThat(c.after().columnNames()).containsExactly("id", "qty", "note", "name", "price", "secret");
         assertThat(c.after().primaryKey()).containsExactly("id");
-        assertThat(c.changes()).containsExactly(ColumnChange.added("note", new VarCharType(200), "qty"));
+        assertThat(c.changes())
+                .containsExactly(
+                        ColumnChange.added("note", new VarCharType(200), "qty").withDefaultValue("x"));
         assertThat(c.statement()).contains("ALTER TABLE items ADD COLUMN note VARCHAR(200) DEFAULT 'x' AFTER qty");
     }
 
@@ -198,7 +201,7 @@ class SchemaChangesTest {
     }
 
     @Test
-    void addedColumnsWithADefaultOtherThanNullAreNamedWithItForTheWarning() throws Exception {
+    void addedColumnsWithAConstantDefaultCarryItForTheRowsBefore() throws Exception {
         String status = "{\"name\":\"status\",\"typeName\":\"VARCHAR\",\"length\":10,\"optional\":false,"
                 + "\"hasDefaultValue\":true,\"defaultValueExpression\":\"new\"}";
         String extra = "{\"name\":\"extra\",\"typeName\":\"INT\",\"optional\":true,"
@@ -217,5 +220,24 @@ class SchemaChangesTest {
                 extra);
         // qty existed before (its default changed nothing in the rows); extra's default is NULL.
         assertThat(SchemaChanges.addedDefaults(change, after)).containsExactly(java.util.Map.entry("status", "new"));
+        assertThat(change.changes())
+                .filteredOn(c -> c.kind() == ColumnChange.Kind.ADDED)
+                .extracting(ColumnChange::column, c -> c.defaultValue().orElse(null))
+                .containsExactly(tuple("status", "new"), tuple("extra", null));
+    }
+
+    @Test
+    void anAddedColumnWhoseDefaultIsAnExpressionCarriesNone() throws Exception {
+        String at = "{\"name\":\"at\",\"typeName\":\"DATETIME\",\"optional\":true,"
+                + "\"hasDefaultValue\":true,\"defaultValueExpression\":\"CURRENT_TIMESTAMP\"}";
+        String cost = "{\"name\":\"cost\",\"typeName\":\"DECIMAL\",\"length\":10,\"scale\":2,"
+                + "\"optional\":true,\"hasDefaultValue\":true,\"defaultValueExpression\":\"1.5\"}";
+        SchemaChange change =
+                change("ALTER TABLE items ADD COLUMN at ..., ADD cost ...", ID, QTY, NAME, PRICE, SECRET, at, cost);
+        // MySQL gave the rows before the time of the ALTER, which is not in the statement: no default.
+        assertThat(change.changes())
+                .filteredOn(c -> c.kind() == ColumnChange.Kind.ADDED)
+                .extracting(ColumnChange::column, c -> c.defaultValue().orElse(null))
+                .containsExactly(tuple("at", null), tuple("cost", "1.5"));
     }
 }

@@ -1,0 +1,112 @@
+package io.inlet.core.table;
+
+import io.inlet.annotation.PublicEvolving;
+
+import org.apache.flink.table.data.DecimalData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.types.logical.DecimalType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
+
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.format.DateTimeParseException;
+import java.util.Locale;
+
+/**
+ * Reads the default value of a column, as a source reports it in text, into the value Flink's
+ * internal rows hold for the column's type. It is the one place both sinks turn the default of a
+ * column added with {@code ADD COLUMN ... DEFAULT} into the value of the rows that existed before.
+ *
+ * <pre>{@code
+ * Object v = ColumnDefaults.parse("1.50", new DecimalType(10, 2)); // DecimalData 1.50
+ * }</pre>
+ *
+ * <p>Constants only: strings, numbers, booleans ({@code 0}/{@code 1} as MySQL writes them), dates,
+ * times and timestamps without a time zone. An expression ({@code CURRENT_TIMESTAMP}, {@code
+ * uuid()}), a binary value or a timestamp in the server's time zone is refused: its value in the
+ * rows before is not in the text.
+ */
+@PublicEvolving
+public final class ColumnDefaults {
+
+    private ColumnDefaults() {}
+
+    /**
+     * The value, in Flink's internal form of the type ({@code StringData}, {@code DecimalData}, days
+     * since the epoch for a DATE, ...).
+     *
+     * @throws IllegalArgumentException naming the value and the type when the text is not a constant of it
+     */
+    public static Object parse(String text, LogicalType type) {
+        if (text == null) {
+            throw new IllegalArgumentException("A default value needs its text.");
+        }
+        String t = text.trim();
+        try {
+            switch (type.getTypeRoot()) {
+                case CHAR:
+                case VARCHAR:
+                    int length = LogicalTypeChecks.getLength(type);
+                    if (text.codePointCount(0, text.length()) > length) {
+                        throw refused(text, type, "it is longer than the column");
+                    }
+                    return StringData.fromString(text);
+                case BOOLEAN:
+                    switch (t.toLowerCase(Locale.ROOT)) {
+                        case "1":
+                        case "true":
+                        case "b'1'":
+                            return Boolean.TRUE;
+                        case "0":
+                        case "false":
+                        case "b'0'":
+                            return Boolean.FALSE;
+                        default:
+                            throw refused(text, type, "it is not a boolean");
+                    }
+                case TINYINT:
+                    return Byte.parseByte(t);
+                case SMALLINT:
+                    return Short.parseShort(t);
+                case INTEGER:
+                    return Integer.parseInt(t);
+                case BIGINT:
+                    return Long.parseLong(t);
+                case FLOAT:
+                    return Float.parseFloat(t);
+                case DOUBLE:
+                    return Double.parseDouble(t);
+                case DECIMAL: {
+                    DecimalType d = (DecimalType) type;
+                    // The source rounds a default with more decimals to the column's scale, as MySQL stores it.
+                    BigDecimal value = new BigDecimal(t).setScale(d.getScale(), RoundingMode.HALF_UP);
+                    DecimalData data = DecimalData.fromBigDecimal(value, d.getPrecision(), d.getScale());
+                    if (data == null) {
+                        throw refused(text, type, "it has more digits than the column");
+                    }
+                    return data;
+                }
+                case DATE:
+                    return (int) LocalDate.parse(t).toEpochDay();
+                case TIME_WITHOUT_TIME_ZONE:
+                    return (int) (LocalTime.parse(t).toNanoOfDay() / 1_000_000);
+                case TIMESTAMP_WITHOUT_TIME_ZONE:
+                    return TimestampData.fromLocalDateTime(LocalDateTime.parse(t.replace(' ', 'T')));
+                default:
+                    throw refused(text, type, "Inlet reads defaults of strings, numbers, booleans, dates and times");
+            }
+        } catch (NumberFormatException | DateTimeParseException | ArithmeticException e) {
+            throw refused(text, type, "it is not a constant of that type");
+        }
+    }
+
+    private static IllegalArgumentException refused(String text, LogicalType type, String why) {
+        return new IllegalArgumentException("The default '" + text + "' is not a value Inlet can give a "
+                + type.asSummaryString() + " column: " + why + ".");
+    }
+}
