@@ -135,28 +135,26 @@ public final class IcebergSchemaUpdates {
                 } else {
                     update.commit();
                 }
-                UpdateProperties properties = txn.updateProperties();
-                boolean propertiesChanged = false;
-                if (order != Long.MIN_VALUE) {
-                    String history = table.properties().get(HISTORY);
-                    String entry = order + ":" + table.schema().schemaId();
-                    properties
-                            .set(POSITION, String.valueOf(order))
-                            .set(HISTORY, history == null || history.isEmpty() ? entry : history + ";" + entry);
-                    propertiesChanged = true;
-                }
-                if (!defaults.isEmpty()) {
-                    // In the same commit as the column: the committer fills the rows before it (IcebergDefaults).
-                    Set<Integer> pending = IcebergDefaults.pending(table);
-                    for (Map.Entry<String, String> d : defaults.entrySet()) {
-                        int id = txn.table().schema().findField(d.getKey()).fieldId();
-                        properties.set(IcebergDefaults.DEFAULT_PREFIX + id, d.getValue());
-                        pending.add(id);
+                if (order != Long.MIN_VALUE || !defaults.isEmpty()) {
+                    // Created only when set: a transaction refuses to commit with an update left open.
+                    UpdateProperties properties = txn.updateProperties();
+                    if (order != Long.MIN_VALUE) {
+                        String history = table.properties().get(HISTORY);
+                        String entry = order + ":" + table.schema().schemaId();
+                        properties
+                                .set(POSITION, String.valueOf(order))
+                                .set(HISTORY, history == null || history.isEmpty() ? entry : history + ";" + entry);
                     }
-                    properties.set(IcebergDefaults.BACKFILL, IcebergDefaults.format(pending));
-                    propertiesChanged = true;
-                }
-                if (propertiesChanged) {
+                    if (!defaults.isEmpty()) {
+                        // In the same commit as the column: the committer fills the rows before it (IcebergDefaults).
+                        Set<Integer> pending = IcebergDefaults.pending(table);
+                        for (Map.Entry<String, String> d : defaults.entrySet()) {
+                            int id = txn.table().schema().findField(d.getKey()).fieldId();
+                            properties.set(IcebergDefaults.DEFAULT_PREFIX + id, d.getValue());
+                            pending.add(id);
+                        }
+                        properties.set(IcebergDefaults.BACKFILL, IcebergDefaults.format(pending));
+                    }
                     properties.commit();
                 }
                 txn.commitTransaction();

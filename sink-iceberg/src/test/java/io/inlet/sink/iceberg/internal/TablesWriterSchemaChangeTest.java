@@ -317,6 +317,15 @@ class TablesWriterSchemaChangeTest {
     }
 
     @Test
+    void aChangeFromASourceWithoutOrderedPositionsIsAppliedWithoutRecordingOne() {
+        // A Kafka record without a binlog position: nothing to record, and nothing else may be left open.
+        IcebergSchemaUpdates.apply(
+                itemsTable(), SchemaChange.between(V1, V2, Map.of(), "ALTER TABLE items ..."), Long.MIN_VALUE);
+        assertThat(itemsTable().schema().findField("note")).isNotNull();
+        assertThat(itemsTable().properties()).doesNotContainKey(IcebergSchemaUpdates.POSITION);
+    }
+
+    @Test
     void aBackfillTheJobFailedBeforeRunsWhenTheCommitterOpensAgain() throws Exception {
         try (OneInputStreamOperatorTestHarness<ChangeEvent, TableCommittable> w =
                         new OneInputStreamOperatorTestHarness<>(writer(true), 1, 1, 0);

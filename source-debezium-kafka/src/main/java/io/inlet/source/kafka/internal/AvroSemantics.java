@@ -3,6 +3,7 @@ package io.inlet.source.kafka.internal;
 import io.inlet.annotation.Internal;
 import io.inlet.core.source.TimePrecisionMode;
 
+import org.apache.avro.JsonProperties;
 import org.apache.avro.LogicalType;
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
@@ -12,6 +13,9 @@ import org.apache.flink.table.types.logical.DecimalType;
 
 import javax.annotation.Nullable;
 
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -189,6 +193,45 @@ public final class AvroSemantics {
                 throw new IllegalArgumentException("a nested record " + s.getFullName());
             default:
                 throw new IllegalArgumentException("an Avro " + s.getType().getName());
+        }
+    }
+
+    /**
+     * A field's default in the writer schema as the text {@code ColumnDefaults} reads: the value
+     * Debezium gives the rows that existed before a column was added with {@code DEFAULT} (it writes
+     * the column's DDL default into the schema). Null when the field has none, its default is NULL, or
+     * its kind's default is not a plain constant here (times, bits, bytes).
+     */
+    @Nullable
+    public static String defaultText(Schema.Field field) {
+        if (!field.hasDefaultValue()) {
+            return null;
+        }
+        Object d = field.defaultVal();
+        if (d == null || d == JsonProperties.NULL_VALUE) {
+            return null;
+        }
+        Meaning m = of(field.schema());
+        switch (m.kind) {
+            case STRING:
+            case ENUM:
+            case BOOLEAN:
+            case INT8:
+            case INT16:
+            case INT32:
+            case INT64:
+            case FLOAT:
+            case DOUBLE:
+                return d.toString();
+            case DECIMAL:
+                // Avro's JSON default of bytes is the unscaled two's-complement value, one char per byte.
+                return d instanceof byte[] ? new BigDecimal(new BigInteger((byte[]) d), m.scale).toPlainString() : null;
+            case DATE:
+                return d instanceof Number
+                        ? LocalDate.ofEpochDay(((Number) d).longValue()).toString()
+                        : null;
+            default:
+                return null;
         }
     }
 

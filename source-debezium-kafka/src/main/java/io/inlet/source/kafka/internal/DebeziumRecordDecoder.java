@@ -4,6 +4,7 @@ import io.inlet.annotation.Internal;
 import io.inlet.core.InletStopException;
 import io.inlet.core.InletValidationException;
 import io.inlet.core.event.ChangeEvent;
+import io.inlet.core.event.ColumnChange;
 import io.inlet.core.event.RowKeys;
 import io.inlet.core.event.SchemaChange;
 import io.inlet.core.event.SourcePosition;
@@ -11,6 +12,7 @@ import io.inlet.core.source.SchemaChangeBehavior;
 import io.inlet.core.source.SchemaChangePolicy;
 import io.inlet.core.source.SchemaDifference;
 import io.inlet.core.source.TimePrecisionMode;
+import io.inlet.core.table.ColumnDefaults;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
 
@@ -210,7 +212,7 @@ public final class DebeziumRecordDecoder {
                     SchemaChange change = follow(raw, id, f, plan);
                     if (change != null) {
                         out.collect(ChangeEvent.schemaChange(change, raw.timestamp, changePosition(raw, order)));
-                        f.moveTo(change.after(), id, order);
+                        f.moveTo(change, id, order);
                         keys.put(table.tableId(), RowKeys.of(f.current));
                         decoders.remove(raw.topic); // the plans read into the earlier version
                         table = f.current;
@@ -340,6 +342,9 @@ public final class DebeziumRecordDecoder {
         try {
             SchemaChange change =
                     settings.schemaChanges.follow(f.current, now.columns(), f.current.primaryKey(), Map.of(), null);
+            if (change != null) {
+                change = withDefaults(change, EnvelopeSchemas.rowSchema(client.schemaById(id), raw.topic), f);
+            }
             LOG.info(
                     "Table {} changed in the source (topic {}, schema id {}, at {}): {}; following it as"
                             + " version {}.",
@@ -355,6 +360,34 @@ public final class DebeziumRecordDecoder {
                     + ", schema id " + id + ", at " + raw.where() + ") into a shape the pipeline cannot follow: "
                     + e.getMessage());
         }
+    }
+
+    /**
+     * The change, its added columns carrying the default the writer schema gives them: Debezium writes a
+     * column's DDL default into the schema, and the rows that existed before have it in the source.
+     */
+    private static SchemaChange withDefaults(SchemaChange change, Schema row, Followed f) {
+        Map<String, String> defaults = new HashMap<>();
+        for (ColumnChange c : change.changes()) {
+            Schema.Field field = c.kind() == ColumnChange.Kind.ADDED ? row.getField(c.column()) : null;
+            String text = field == null ? null : AvroSemantics.defaultText(field);
+            if (text == null) {
+                continue;
+            }
+            try {
+                ColumnDefaults.parse(text, c.newType().orElseThrow());
+                defaults.put(c.column(), text);
+            } catch (IllegalArgumentException e) {
+                LOG.warn(
+                        "Table {}: column '{}' was added with the default '{}', which Inlet cannot give the rows"
+                                + " that existed before ({}); they keep NULL in the lake until each changes.",
+                        f.current.tableId(),
+                        c.column(),
+                        text,
+                        e.getMessage());
+            }
+        }
+        return defaults.isEmpty() ? change : change.withDefaultValues(defaults);
     }
 
     /**
@@ -458,7 +491,8 @@ public final class DebeziumRecordDecoder {
             EnvelopeDecoder d = null;
             String unreadable = null;
             try {
-                d = new EnvelopeDecoder(writer, table, excluded, settings.timeMode);
+                Followed f = followed.get(raw.topic);
+                d = new EnvelopeDecoder(writer, table, excluded, settings.timeMode, f == null ? Map.of() : f.defaults);
             } catch (IllegalArgumentException e) {
                 unreadable = "schema id " + id + " cannot be read as table " + table.tableId() + ": " + e.getMessage();
             }
@@ -522,11 +556,36 @@ public final class DebeziumRecordDecoder {
         /** The partitions that had a record of the version now's shape since it came. */
         final Set<Integer> partitionsAtCurrent = new HashSet<>();
 
+        /**
+         * The defaults of the columns changes added with one, by name: what a record from before such a change
+         * (a partition read behind the others) has in the column, as in the source.
+         */
+        final Map<String, String> defaults = new HashMap<>();
+
         Followed(TableDescriptor built) {
             this.current = built;
         }
 
-        void moveTo(TableDescriptor next, int id, long order) {
+        void moveTo(SchemaChange change, int id, long order) {
+            for (ColumnChange c : change.changes()) {
+                switch (c.kind()) {
+                    case ADDED:
+                        c.defaultValue().ifPresent(d -> defaults.put(c.column(), d));
+                        break;
+                    case DROPPED:
+                        defaults.remove(c.column());
+                        break;
+                    case RENAMED:
+                        String d = defaults.remove(c.column());
+                        if (d != null) {
+                            defaults.put(c.newName().orElseThrow(), d);
+                        }
+                        break;
+                    default:
+                        break;
+                }
+            }
+            TableDescriptor next = change.after();
             current = next;
             partitionsAtCurrent.clear();
             runtimeType = next.toRowType();

@@ -3,6 +3,7 @@ package io.inlet.source.kafka.internal;
 import io.inlet.annotation.Internal;
 import io.inlet.core.source.TimePrecisionMode;
 import io.inlet.core.table.Column;
+import io.inlet.core.table.ColumnDefaults;
 import io.inlet.core.table.TableDescriptor;
 
 import org.apache.avro.Schema;
@@ -99,6 +100,20 @@ public final class EnvelopeDecoder {
      */
     public EnvelopeDecoder(
             Schema writerValue, TableDescriptor table, @Nullable Pattern excluded, TimePrecisionMode timeMode) {
+        this(writerValue, table, excluded, timeMode, Map.of());
+    }
+
+    /**
+     * @param defaults by column, the value (as {@link ColumnDefaults} text) a row gets for a column the
+     *     writer schema lacks, where the column was added with a default: the record is from before that
+     *     change, when the source's row had that value already (MySQL fills existing rows with it)
+     */
+    public EnvelopeDecoder(
+            Schema writerValue,
+            TableDescriptor table,
+            @Nullable Pattern excluded,
+            TimePrecisionMode timeMode,
+            Map<String, String> defaults) {
         Schema writer = EnvelopeSchemas.envelopeRecord(writerValue);
         envelopeBranch = writerValue.getType() == Schema.Type.UNION
                 ? writerValue.getTypes().indexOf(writer)
@@ -122,11 +137,11 @@ public final class EnvelopeDecoder {
             switch (f.name()) {
                 case "before":
                     envelopeRoles[i] = BEFORE;
-                    b = new RowPlan(f.schema(), table, added, excluded, timeMode);
+                    b = new RowPlan(f.schema(), table, added, excluded, timeMode, defaults);
                     break;
                 case "after":
                     envelopeRoles[i] = AFTER;
-                    a = new RowPlan(f.schema(), table, added, excluded, timeMode);
+                    a = new RowPlan(f.schema(), table, added, excluded, timeMode, defaults);
                     break;
                 case "op":
                     envelopeRoles[i] = OP;
@@ -358,13 +373,16 @@ public final class EnvelopeDecoder {
         private final int[] targets;
         private final FieldReader[] readers;
         private final Schema[] skips;
+        /** Per column the writer lacks, its default (NULL where it has none). */
+        private final Object[] constants;
 
         RowPlan(
                 Schema schema,
                 TableDescriptor table,
                 List<String> added,
                 @Nullable Pattern excluded,
-                TimePrecisionMode timeMode) {
+                TimePrecisionMode timeMode,
+                Map<String, String> defaults) {
             Schema record = schema;
             int branch = -1;
             if (schema.getType() == Schema.Type.UNION) {
@@ -406,8 +424,15 @@ public final class EnvelopeDecoder {
                     throw new IllegalArgumentException("column '" + f.name() + "': " + e.getMessage(), e);
                 }
             }
+            constants = new Object[arity];
             for (int c = 0; c < arity; c++) {
-                if (!covered[c] && !table.columns().get(c).isNullable()) {
+                Column col = table.columns().get(c);
+                String text = covered[c] ? null : defaults.get(col.name());
+                if (text != null) {
+                    constants[c] = ColumnDefaults.parse(text, col.type().getLogicalType());
+                    continue;
+                }
+                if (!covered[c] && !col.isNullable()) {
                     throw new IllegalArgumentException("the writer schema lacks the NOT NULL column '"
                             + table.columns().get(c).name() + "'");
                 }
@@ -419,6 +444,11 @@ public final class EnvelopeDecoder {
                 return null;
             }
             GenericRowData row = new GenericRowData(kind, arity);
+            for (int c = 0; c < arity; c++) {
+                if (constants[c] != null) {
+                    row.setField(c, constants[c]);
+                }
+            }
             for (int i = 0; i < targets.length; i++) {
                 if (targets[i] < 0) {
                     Skipper.skip(skips[i], in);

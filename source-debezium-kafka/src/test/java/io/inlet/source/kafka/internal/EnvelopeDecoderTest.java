@@ -1,5 +1,6 @@
 package io.inlet.source.kafka.internal;
 
+import io.inlet.core.source.TimePrecisionMode;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
 
@@ -20,6 +21,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -149,6 +151,31 @@ class EnvelopeDecoderTest {
                 .build();
         assertThatThrownBy(() -> new EnvelopeDecoder(ENVELOPE, retyped))
                 .hasMessageContaining("column 'name': a STRING value cannot be read as INT");
+    }
+
+    @Test
+    void aRecordFromBeforeAColumnWasAddedWithADefaultHasTheDefault() throws Exception {
+        // The table now has 'status' NOT NULL DEFAULT 'new' and 'qty' NULL (no default); the record's writer schema
+        // is from before they were added (a partition read behind the others).
+        TableDescriptor now = TABLE.toBuilder()
+                .column("status", DataTypes.VARCHAR(10).notNull())
+                .column("qty", DataTypes.INT())
+                .build();
+        assertThatThrownBy(() -> new EnvelopeDecoder(ENVELOPE, now))
+                .hasMessageContaining("lacks the NOT NULL column 'status'");
+        EnvelopeDecoder decoder =
+                new EnvelopeDecoder(ENVELOPE, now, null, TimePrecisionMode.TIME, Map.of("status", "new"));
+        EnvelopeDecoder.Envelope e = new EnvelopeDecoder.Envelope();
+        decoder.decode(
+                DecoderFactory.get()
+                        .binaryDecoder(
+                                DebeziumAvro.encode(DebeziumAvro.envelope(ENVELOPE, "u", row(1), row(1), 5L)), null),
+                e);
+        int status = now.indexOf("status");
+        assertThat(e.after.getString(status)).isEqualTo(StringData.fromString("new"));
+        assertThat(e.before.getString(status)).isEqualTo(StringData.fromString("new"));
+        assertThat(e.after.isNullAt(now.indexOf("qty"))).isTrue();
+        assertThat(e.after.getLong(0)).isEqualTo(1L);
     }
 
     @Test
