@@ -25,6 +25,8 @@ import org.slf4j.LoggerFactory;
 import javax.annotation.Nullable;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -86,6 +88,8 @@ public final class PipelineRunner {
         Configuration restore = new Configuration();
         RebuildRequiredException previous = null;
         int rebuilds = 0;
+        // The jobs this run started that may have retained checkpoints, in order; superseded ones are removed.
+        List<JobID> started = new ArrayList<>();
         while (true) {
             Pipeline p = pipeline.apply(new Configuration(restore));
             StreamExecutionEnvironment env = p.environment();
@@ -115,14 +119,18 @@ public final class PipelineRunner {
                 public void onJobExecuted(@Nullable JobExecutionResult result, @Nullable Throwable failure) {}
             });
             try {
-                return p.execute();
+                JobExecutionResult result = p.execute();
+                pruneAtEnd(checkpoints, started, submitted.get(), expected.orElse(null));
+                return result;
             } catch (Exception e) {
                 JobClient job = submitted.get();
                 if (checkpoints == null || job == null) {
                     throw e;
                 }
+                started.add(job.getJobID());
                 RebuildRequiredException request = rebuildRequest(e).orElse(null);
                 if (request == null) {
+                    pruneAtEnd(checkpoints, started, null, expected.orElse(null));
                     throw e;
                 }
                 String checkpoint = latestCheckpoint(checkpoints, job.getJobID());
@@ -143,6 +151,8 @@ public final class PipelineRunner {
                                     + request.getMessage(),
                             request);
                 }
+                // Only the checkpoint the next job restores from is needed; the stopped jobs' others go.
+                prune(checkpoints, started, checkpoint);
                 if (previous != null
                         && Objects.equals(previous.position(), request.position())
                         && Objects.equals(previous.table(), request.table())) {
@@ -199,6 +209,54 @@ public final class PipelineRunner {
                     CheckpointConfig.ExternalizedCheckpointCleanup.RETAIN_ON_CANCELLATION);
         }
         return dir;
+    }
+
+    /**
+     * At the end of the run: keeps the newest checkpoint a restore would take (the last job's, else the one it
+     * restored from) and removes the other jobs' retained checkpoints.
+     */
+    private static void pruneAtEnd(
+            @Nullable String checkpoints, List<JobID> started, @Nullable JobClient last, @Nullable String restored) {
+        if (checkpoints == null || started.isEmpty()) {
+            return;
+        }
+        try {
+            JobID lastJob = last != null ? last.getJobID() : started.get(started.size() - 1);
+            if (!started.contains(lastJob)) {
+                started.add(lastJob);
+            }
+            String keep = latestCheckpoint(checkpoints, lastJob);
+            prune(checkpoints, started, keep != null ? keep : restored);
+        } catch (IOException e) {
+            LOG.warn("Could not look for the retained checkpoints of rebuilt jobs under {}.", checkpoints, e);
+        }
+    }
+
+    /**
+     * Removes the checkpoint directories of the jobs this run started, but the one holding {@code keep}:
+     * each rebuild restores without claiming its checkpoint (NO_CLAIM), so the stopped job's directory
+     * outlives it, and after many rebuilds they would pile up.
+     */
+    static void prune(String checkpoints, List<JobID> started, @Nullable String keep) {
+        String keepDir =
+                keep == null ? null : new Path(keep).getParent().toUri().getPath();
+        for (JobID id : started) {
+            Path dir = new Path(checkpoints, id.toHexString());
+            if (dir.toUri().getPath().equals(keepDir)) {
+                continue;
+            }
+            try {
+                FileSystem fs = dir.getFileSystem();
+                if (fs.exists(dir) && fs.delete(dir, true)) {
+                    LOG.info(
+                            "Removed the retained checkpoints of job {} ({}): a later checkpoint supersedes them.",
+                            id,
+                            dir);
+                }
+            } catch (IOException e) {
+                LOG.warn("Could not remove the retained checkpoints of job {} ({}).", id, dir, e);
+            }
+        }
     }
 
     /** The request in the failure's causes; one that arrives serialized keeps only its message. */

@@ -10,12 +10,13 @@ import io.inlet.core.testing.MiniClusters;
 import io.inlet.core.testing.ShopTables;
 import io.inlet.core.testing.ValuesChangeSource;
 
-import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.restartstrategy.RestartStrategies;
 import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.jobgraph.SavepointConfigOptions;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
@@ -25,10 +26,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.math.BigDecimal;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -84,7 +87,49 @@ class PipelineRunnerITCase {
         assertThat(jobs).isEmpty();
     }
 
+    @Test
+    void aRebuiltJobThatAsksBeforeItsFirstCheckpointRestoresWhatItRestoredAndOnlyTheNewestCheckpointsStay(
+            @TempDir Path checkpoints) throws Exception {
+        List<JobClient> jobs = new CopyOnWriteArrayList<>();
+        List<String> restored = new CopyOnWriteArrayList<>();
+        PipelineRunner runner = PipelineRunner.builder()
+                .pipeline(conf -> {
+                    restored.add(conf.getOptional(SavepointConfigOptions.SAVEPOINT_PATH)
+                            .orElse("none"));
+                    switch (restored.size()) {
+                        case 1: // asks after a checkpoint
+                            return pipeline(conf, checkpoints, true, "pos-1");
+                        case 2: // asks at another change before its first checkpoint
+                            return pipeline(conf, checkpoints, false, "pos-2");
+                        default: // asks after a checkpoint, and again at the same change
+                            return pipeline(conf, checkpoints, true, "pos-3");
+                    }
+                })
+                .onJobSubmitted(jobs::add)
+                .build();
+        assertThatThrownBy(runner::run)
+                .isInstanceOf(InletStopException.class)
+                .hasMessageContaining("stopped again at the same schema change of shop.orders at pos-3");
+        assertThat(jobs).hasSize(4);
+        String first = jobs.get(0).getJobID().toHexString();
+        String third = jobs.get(2).getJobID().toHexString();
+        String fourth = jobs.get(3).getJobID().toHexString();
+        assertThat(restored.get(0)).isEqualTo("none");
+        assertThat(restored.get(1)).contains(first + "/chk-");
+        // Job 2 kept no checkpoint: job 3 restores what job 2 restored, job 1's.
+        assertThat(restored.get(2)).isEqualTo(restored.get(1));
+        assertThat(restored.get(3)).contains(third + "/chk-");
+        // Each rebuild removed the directories its checkpoint superseded: only the last job's stays, to restore.
+        try (Stream<Path> dirs = Files.list(checkpoints)) {
+            assertThat(dirs.map(d -> d.getFileName().toString())).containsExactly(fourth);
+        }
+    }
+
     private static Pipeline pipeline(Configuration conf, Path checkpoints, boolean afterACheckpoint) {
+        return pipeline(conf, checkpoints, afterACheckpoint, "pos-1");
+    }
+
+    private static Pipeline pipeline(Configuration conf, Path checkpoints, boolean afterACheckpoint, String position) {
         if (checkpoints != null) {
             conf.set(
                     CheckpointingOptions.CHECKPOINTS_DIRECTORY,
@@ -107,7 +152,7 @@ class PipelineRunnerITCase {
         return Pipeline.builder()
                 .environment(env)
                 .source(new Following(values))
-                .sink(new AskingSink(afterACheckpoint))
+                .sink(new AskingSink(afterACheckpoint, position))
                 .build();
     }
 
@@ -143,9 +188,11 @@ class PipelineRunnerITCase {
     /** A sink that takes schema changes by rebuilds and asks for one at the same place every time. */
     private static final class AskingSink implements ChangeSink {
         private final boolean afterACheckpoint;
+        private final String position;
 
-        AskingSink(boolean afterACheckpoint) {
+        AskingSink(boolean afterACheckpoint, String position) {
             this.afterACheckpoint = afterACheckpoint;
+            this.position = position;
         }
 
         @Override
@@ -165,26 +212,33 @@ class PipelineRunnerITCase {
 
         @Override
         public void addSink(DataStream<ChangeEvent> stream, SinkContext context) {
-            stream.map(new Ask(afterACheckpoint))
+            stream.map(new Ask(afterACheckpoint, position))
                     .uid(context.uid("ask"))
                     .addSink(new DiscardingSink<>())
                     .uid(context.uid("discard"));
         }
     }
 
-    private static final class Ask implements MapFunction<ChangeEvent, ChangeEvent>, CheckpointListener {
+    private static final class Ask extends RichMapFunction<ChangeEvent, ChangeEvent> implements CheckpointListener {
         private static final long serialVersionUID = 1L;
         private final boolean afterACheckpoint;
+        private final String position;
 
-        Ask(boolean afterACheckpoint) {
+        Ask(boolean afterACheckpoint, String position) {
             this.afterACheckpoint = afterACheckpoint;
+            this.position = position;
+        }
+
+        @Override
+        public void open(Configuration parameters) {
+            if (!afterACheckpoint) {
+                // At once, not at a row: a job restored past the source's rows gets none.
+                throw request();
+            }
         }
 
         @Override
         public ChangeEvent map(ChangeEvent e) {
-            if (!afterACheckpoint) {
-                throw request();
-            }
             return e;
         }
 
@@ -195,8 +249,8 @@ class PipelineRunnerITCase {
             }
         }
 
-        private static RebuildRequiredException request() {
-            return new RebuildRequiredException("shop.orders", "pos-1", "the sink under test asks for a new job");
+        private RebuildRequiredException request() {
+            return new RebuildRequiredException("shop.orders", position, "the sink under test asks for a new job");
         }
     }
 }
