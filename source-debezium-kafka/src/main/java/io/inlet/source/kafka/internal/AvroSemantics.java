@@ -15,7 +15,6 @@ import javax.annotation.Nullable;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
-import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -215,6 +214,10 @@ public final class AvroSemantics {
         switch (m.kind) {
             case STRING:
             case ENUM:
+                // Debezium's DDL parser keeps a quoted default's escapes ('it''s' stays it''s): such a text is not
+                // the value, and the schema cannot tell.
+                String text = d.toString();
+                return text.indexOf('\'') >= 0 || text.indexOf('\\') >= 0 ? null : text;
             case BOOLEAN:
             case INT8:
             case INT16:
@@ -226,11 +229,9 @@ public final class AvroSemantics {
             case DECIMAL:
                 // Avro's JSON default of bytes is the unscaled two's-complement value, one char per byte.
                 return d instanceof byte[] ? new BigDecimal(new BigInteger((byte[]) d), m.scale).toPlainString() : null;
-            case DATE:
-                return d instanceof Number
-                        ? LocalDate.ofEpochDay(((Number) d).longValue()).toString()
-                        : null;
             default:
+                // Dates and times: Debezium writes CURRENT_TIMESTAMP and the like as the epoch, which MySQL's rows
+                // do not have; the schema cannot tell a constant from those.
                 return null;
         }
     }

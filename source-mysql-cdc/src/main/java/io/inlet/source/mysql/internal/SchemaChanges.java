@@ -220,6 +220,13 @@ public final class SchemaChanges {
                             .getLogicalType();
                     try {
                         ColumnDefaults.parse(d.getValue(), type);
+                        if (!literalIn(ddl, d.getValue())) {
+                            // Debezium's parser writes CURRENT_TIMESTAMP as 1970-01-01 00:00:00 and keeps the
+                            // escapes of a quoted string: only a literal the statement spells out is the value.
+                            throw new IllegalArgumentException("the statement does not spell the default out as"
+                                    + " a plain literal (an expression such as CURRENT_TIMESTAMP, or a string with"
+                                    + " escapes or a character set)");
+                        }
                         carried.put(d.getKey(), d.getValue());
                     } catch (IllegalArgumentException notAConstant) {
                         LOG.warn(
@@ -278,6 +285,20 @@ public final class SchemaChanges {
             }
         }
         return out;
+    }
+
+    /**
+     * Whether the statement has {@code DEFAULT <value>} or {@code DEFAULT '<value>'} with the value as it
+     * is: then Debezium's text of the default is the value MySQL gives the rows.
+     */
+    static boolean literalIn(@Nullable String ddl, String value) {
+        if (ddl == null || value.indexOf('\'') >= 0 || value.indexOf('\\') >= 0) {
+            return false;
+        }
+        String v = Pattern.quote(value);
+        return Pattern.compile("(?i)\\bDEFAULT\\s*\\(?\\s*(?:'" + v + "'|" + v + "(?![\\w.'(]))")
+                .matcher(ddl)
+                .find();
     }
 
     private static boolean isExcluded(TableDescriptor t, String column, @Nullable Pattern excluded) {

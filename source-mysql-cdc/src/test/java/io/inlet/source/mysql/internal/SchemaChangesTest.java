@@ -210,7 +210,7 @@ class SchemaChangesTest {
                 + "\"hasDefaultValue\":true,\"defaultValueExpression\":\"0\"}";
         Document after = table(ID, qty, NAME, PRICE, SECRET, status, extra);
         SchemaChange change = change(
-                "ALTER TABLE items ADD COLUMN status ..., ADD COLUMN extra INT",
+                "ALTER TABLE items ADD COLUMN status VARCHAR(10) NOT NULL DEFAULT 'new', ADD COLUMN extra INT",
                 ID,
                 qty,
                 NAME,
@@ -227,17 +227,46 @@ class SchemaChangesTest {
     }
 
     @Test
-    void anAddedColumnWhoseDefaultIsAnExpressionCarriesNone() throws Exception {
+    void anAddedColumnWhoseDefaultIsAnExpressionOrAnEscapedStringCarriesNone() throws Exception {
+        // What Flink CDC's Debezium parser makes of DEFAULT CURRENT_TIMESTAMP: the epoch, not the ALTER's time.
         String at = "{\"name\":\"at\",\"typeName\":\"DATETIME\",\"optional\":true,"
-                + "\"hasDefaultValue\":true,\"defaultValueExpression\":\"CURRENT_TIMESTAMP\"}";
+                + "\"hasDefaultValue\":true,\"defaultValueExpression\":\"1970-01-01 00:00:00\"}";
         String cost = "{\"name\":\"cost\",\"typeName\":\"DECIMAL\",\"length\":10,\"scale\":2,"
                 + "\"optional\":true,\"hasDefaultValue\":true,\"defaultValueExpression\":\"1.5\"}";
-        SchemaChange change =
-                change("ALTER TABLE items ADD COLUMN at ..., ADD cost ...", ID, QTY, NAME, PRICE, SECRET, at, cost);
-        // MySQL gave the rows before the time of the ALTER, which is not in the statement: no default.
+        String quip = "{\"name\":\"quip\",\"typeName\":\"VARCHAR\",\"length\":10,\"optional\":true,"
+                + "\"hasDefaultValue\":true,\"defaultValueExpression\":\"it''s\"}";
+        SchemaChange change = change(
+                "ALTER TABLE items ADD COLUMN at DATETIME DEFAULT CURRENT_TIMESTAMP, ADD cost DECIMAL(10,2) DEFAULT"
+                        + " 1.5, ADD quip VARCHAR(10) DEFAULT 'it''s'",
+                ID,
+                QTY,
+                NAME,
+                PRICE,
+                SECRET,
+                at,
+                cost,
+                quip);
+        // MySQL gave the rows before the time of the ALTER and "it's": neither is what the parser says.
         assertThat(change.changes())
                 .filteredOn(c -> c.kind() == ColumnChange.Kind.ADDED)
                 .extracting(ColumnChange::column, c -> c.defaultValue().orElse(null))
-                .containsExactly(tuple("at", null), tuple("cost", "1.5"));
+                .containsExactly(tuple("at", null), tuple("cost", "1.5"), tuple("quip", null));
+    }
+
+    @Test
+    void aDefaultIsCarriedOnlyAsTheStatementSpellsItOut() {
+        assertThat(SchemaChanges.literalIn("ALTER TABLE t ADD c INT NOT NULL DEFAULT 7, ADD d INT", "7"))
+                .isTrue();
+        assertThat(SchemaChanges.literalIn("ALTER TABLE t ADD c INT DEFAULT 70", "7"))
+                .isFalse();
+        assertThat(SchemaChanges.literalIn("alter table t add c varchar(9) default 'new'", "new"))
+                .isTrue();
+        assertThat(SchemaChanges.literalIn("ALTER TABLE t ADD c DECIMAL(6,3) DEFAULT -1.5 AFTER b", "-1.5"))
+                .isTrue();
+        assertThat(SchemaChanges.literalIn("ALTER TABLE t ADD c DATETIME DEFAULT NOW()", "1970-01-01 00:00:00"))
+                .isFalse();
+        assertThat(SchemaChanges.literalIn("ALTER TABLE t ADD c VARCHAR(9) DEFAULT _utf8mb4'x'", "x"))
+                .isFalse();
+        assertThat(SchemaChanges.literalIn(null, "x")).isFalse();
     }
 }
