@@ -4,6 +4,7 @@ import io.inlet.annotation.Internal;
 import io.inlet.core.InletStopException;
 import io.inlet.core.RebuildRequiredException;
 import io.inlet.core.event.ChangeEvent;
+import io.inlet.core.event.ColumnChange;
 import io.inlet.core.event.SchemaChange;
 import io.inlet.core.table.TableId;
 
@@ -308,6 +309,18 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> i
         if (!cannot.isEmpty()) {
             throw new InletStopException("The Hudi sink cannot follow" + what + ": " + String.join("; ", cannot)
                     + ". The job stops before any row of the new shape is written.");
+        }
+        for (ColumnChange c : change.changes()) {
+            if (c.kind() == ColumnChange.Kind.ADDED && c.defaultValue().isPresent()) {
+                // Said where it happens: the Iceberg sink gives those rows the default, this one cannot yet.
+                LOG.warn(
+                        "Hudi table of {}: column '{}' was added with the default '{}', which MySQL shows in the rows"
+                                + " that existed before; the Hudi sink does not give them that value: they read"
+                                + " NULL there until each changes.",
+                        id,
+                        c.column(),
+                        c.defaultValue().get());
+            }
         }
         if (!rebuild.isEmpty()) {
             throw new RebuildRequiredException(

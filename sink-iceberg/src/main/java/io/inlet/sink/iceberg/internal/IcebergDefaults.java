@@ -14,27 +14,27 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.MetricsConfig;
-import org.apache.iceberg.MetricsModes;
-import org.apache.iceberg.RowDelta;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.RewriteFiles;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.Transaction;
+import org.apache.iceberg.UpdateProperties;
 import org.apache.iceberg.avro.AvroSchemaUtil;
 import org.apache.iceberg.encryption.InputFilesDecryptor;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
-import org.apache.iceberg.flink.sink.RowDataTaskWriterFactory;
+import org.apache.iceberg.flink.sink.FlinkAppenderFactory;
 import org.apache.iceberg.flink.source.RowDataFileScanTaskReader;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.CloseableIterator;
+import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.InputFile;
-import org.apache.iceberg.io.TaskWriter;
-import org.apache.iceberg.io.WriteResult;
+import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.orc.OrcMetrics;
 import org.apache.iceberg.parquet.ParquetUtil;
 import org.apache.iceberg.types.Types;
-import org.apache.iceberg.util.PropertyUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,9 +42,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -60,16 +63,20 @@ import java.util.stream.Collectors;
  *
  * <p>The schema update that adds the column records, in the same commit, the default under {@value
  * #DEFAULT_PREFIX}{@code <field id>} (kept: it also fills the column in rows of the shape before the
- * change that arrive later, e.g. replayed after a restore) and the field id in {@value #BACKFILL}.
- * The committer then, after its commits, rewrites every live row of a data file that lacks the column
- * (a file written before the change; Iceberg reads NULL there) as an upsert with the default, and takes
- * the field off {@value #BACKFILL} in the same commit. A data file committed later that still lacks it
- * (a writer subtask that met the change after its barrier) puts the field back on in its own commit,
- * so a restore at any point finds what is left to do in the table.
+ * change that arrive later, e.g. replayed after a restore) and a pending mark {@value
+ * #PENDING_PREFIX}{@code <field id>}. The committer then, after its commits, rewrites the data files
+ * that lack the column (files written before the change; Iceberg reads NULL there) with their live rows
+ * and the default, a share of at most 200 000 rows per round, as a {@code RewriteFiles} that
+ * keeps each file's data sequence number: every delete that applied to the old file applies to the new
+ * one, no row is deleted or re-inserted, and tables without identifier fields are filled the same way.
+ * The commit with the last share removes the marks. A data file committed later that still lacks the
+ * column (a writer subtask that met the change after its barrier) sets the mark again in its own commit,
+ * so a restore at any point finds what is left to do in the table. Each field has its own mark: a commit
+ * retried over a concurrent one never writes back another field's.
  *
- * <p>Whether a file has the column is read from its column metrics, or from the file itself when the
- * table collects none for the column. Rows of a file that has the column keep their value, NULL
- * included.
+ * <p>Whether a file has the column is read from its value counts where the file has one for it, else
+ * from the file itself (footer or header, remembered by path: data files never change). Rows of a file
+ * that has the column keep their value, NULL included.
  */
 @Internal
 public final class IcebergDefaults {
@@ -79,29 +86,59 @@ public final class IcebergDefaults {
     /** Table property prefix: the default of the field whose id follows, as text ({@link ColumnDefaults}). */
     public static final String DEFAULT_PREFIX = "inlet.schema-change.default.";
 
-    /** Table property: field ids, comma-separated, whose rows before the change still wait for their default. */
-    public static final String BACKFILL = "inlet.schema-change.backfill";
+    /** Table property prefix: the rows before the field whose id follows still wait for its default. */
+    public static final String PENDING_PREFIX = "inlet.schema-change.backfill.";
 
     /** Snapshot summary key of a backfill commit: the field ids it filled. */
     public static final String FILLED = "inlet.schema-change.backfilled";
 
-    /** Rows per commit of a backfill: the upsert writer keeps every key it wrote since its last commit. */
-    static final int BATCH_ROWS = 200_000;
+    /** Rows per round of a backfill: a round holds up the table's next commit while it runs. */
+    @VisibleForTesting
+    static volatile long batchRows = 200_000;
+
+    /** The field ids a data file has, by path, for files whose counts do not say. */
+    private static final Map<String, Set<Integer>> FILE_COLUMNS =
+            Collections.synchronizedMap(new LinkedHashMap<String, Set<Integer>>(256, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, Set<Integer>> eldest) {
+                    return size() > 100_000;
+                }
+            });
 
     private IcebergDefaults() {}
 
     /** The defaults the table records, by field id, of the fields it has. */
     public static Map<Integer, String> recorded(Table table) {
+        return byField(table, DEFAULT_PREFIX);
+    }
+
+    /** The field ids waiting for a backfill, of the fields the table has. */
+    public static Set<Integer> pending(Table table) {
+        return byField(table, PENDING_PREFIX).keySet();
+    }
+
+    private static Map<Integer, String> byField(Table table, String prefix) {
         Map<Integer, String> out = new TreeMap<>();
         for (Map.Entry<String, String> e : table.properties().entrySet()) {
-            if (e.getKey().startsWith(DEFAULT_PREFIX)) {
-                int id = Integer.parseInt(e.getKey().substring(DEFAULT_PREFIX.length()));
-                if (table.schema().findField(id) != null) {
-                    out.put(id, e.getValue());
+            if (e.getKey().startsWith(prefix)) {
+                try {
+                    int id = Integer.parseInt(e.getKey().substring(prefix.length()));
+                    if (table.schema().findField(id) != null) {
+                        out.put(id, e.getValue());
+                    }
+                } catch (NumberFormatException notOurs) {
+                    // A key someone else set under the prefix: not a field's.
                 }
             }
         }
         return out;
+    }
+
+    /** Sets the fields' pending marks in the update (the update commits them). */
+    public static void markPending(UpdateProperties update, Collection<Integer> fieldIds) {
+        for (int id : fieldIds) {
+            update.set(PENDING_PREFIX + id, "pending");
+        }
     }
 
     /**
@@ -118,25 +155,6 @@ public final class IcebergDefaults {
             }
         });
         return out;
-    }
-
-    /** The field ids waiting for a backfill. */
-    public static Set<Integer> pending(Table table) {
-        return parse(table.properties().get(BACKFILL));
-    }
-
-    private static Set<Integer> parse(String ids) {
-        Set<Integer> out = new TreeSet<>();
-        if (ids != null && !ids.isBlank()) {
-            for (String id : ids.split(",")) {
-                out.add(Integer.parseInt(id.trim()));
-            }
-        }
-        return out;
-    }
-
-    static String format(Collection<Integer> ids) {
-        return ids.stream().sorted().map(String::valueOf).collect(Collectors.joining(","));
     }
 
     /**
@@ -159,21 +177,19 @@ public final class IcebergDefaults {
         return out;
     }
 
-    /** Whether the data file was written without the field. */
+    /**
+     * Whether the data file was written without the field. A value count says the file has it; without one
+     * the file itself decides (the table may not count every column, or counted other ones then).
+     */
     @VisibleForTesting
     static boolean lacks(Table table, DataFile file, int fieldId) {
         Map<Integer, Long> counts = file.valueCounts();
         if (counts != null && counts.containsKey(fieldId)) {
             return false;
         }
-        String name = table.schema().findField(fieldId).name();
-        if (counts != null
-                && !counts.isEmpty()
-                && !(MetricsConfig.forTable(table).columnMode(name) instanceof MetricsModes.None)) {
-            // The table counts the column's values: a file written with the column has its count.
-            return true;
-        }
-        return !fileColumns(table, file).contains(fieldId);
+        return !FILE_COLUMNS
+                .computeIfAbsent(file.path().toString(), p -> fileColumns(table, file))
+                .contains(fieldId);
     }
 
     /** The field ids the file itself has, from its footer or header. */
@@ -183,13 +199,20 @@ public final class IcebergDefaults {
                 MetricsConfig.fromProperties(Map.of(TableProperties.DEFAULT_WRITE_METRICS_MODE, "counts"));
         switch (file.format()) {
             case PARQUET:
-                return ParquetUtil.fileMetrics(in, counts).valueCounts().keySet();
+                return Set.copyOf(
+                        ParquetUtil.fileMetrics(in, counts).valueCounts().keySet());
             case ORC:
-                return OrcMetrics.fromInputFile(in, counts).valueCounts().keySet();
+                return Set.copyOf(
+                        OrcMetrics.fromInputFile(in, counts).valueCounts().keySet());
             case AVRO:
                 try (InputStream stream = in.newStream();
                         DataFileStream<Object> avro = new DataFileStream<>(stream, new GenericDatumReader<>())) {
-                    return fieldIds(AvroSchemaUtil.toIceberg(avro.getSchema()));
+                    Set<Integer> out = new TreeSet<>();
+                    for (Types.NestedField f :
+                            AvroSchemaUtil.toIceberg(avro.getSchema()).columns()) {
+                        out.add(f.fieldId());
+                    }
+                    return out;
                 } catch (IOException e) {
                     throw new UncheckedIOException("Reading the schema of " + file.path() + " failed", e);
                 }
@@ -199,96 +222,158 @@ public final class IcebergDefaults {
         }
     }
 
-    private static Set<Integer> fieldIds(Schema schema) {
-        Set<Integer> out = new TreeSet<>();
-        for (Types.NestedField f : schema.columns()) {
-            out.add(f.fieldId());
+    /** What a round of a backfill did. */
+    public static final class Share {
+        static final Share NONE = new Share(0, 0, false);
+
+        /** Rows rewritten with their defaults. */
+        public final long rows;
+        /** Data files rewritten. */
+        public final int files;
+        /** Whether files that lack a pending field are left for the next round. */
+        public final boolean more;
+
+        Share(long rows, int files, boolean more) {
+            this.rows = rows;
+            this.files = files;
+            this.more = more;
         }
-        return out;
     }
 
     /**
-     * Fills the pending fields in the rows of the files that lack them, as upserts committed on top of
-     * the table's current snapshot, and takes them off {@value #BACKFILL} in the last commit. Nothing
-     * when none are pending.
-     *
-     * @return the rows it rewrote
+     * Rewrites the next share of the data files that lack a pending field, with their live rows and the
+     * defaults, on top of the table's current snapshot; the share that leaves none removes the marks in
+     * the same commit. Nothing when no field is pending.
      */
-    public static long backfill(Table table) throws IOException {
+    public static Share backfill(Table table) throws IOException {
         table.refresh();
         Set<Integer> pending = pending(table);
         if (pending.isEmpty()) {
-            return 0;
+            return Share.NONE;
         }
+        // One schema for the whole share: a change committed meanwhile is the next share's.
         Schema schema = table.schema();
         Map<Integer, String> recorded = recorded(table);
         Set<Integer> fields = new TreeSet<>(pending);
-        fields.retainAll(recorded.keySet()); // a field dropped since has nothing to fill
+        fields.retainAll(recorded.keySet());
         Snapshot base = table.currentSnapshot();
-        // Readers of Iceberg's own committer marks (a job restoring, tools) see the checkpoint the table was at.
-        Map<String, String> summary = new HashMap<>();
-        if (base != null) {
-            for (String key : List.of("flink.job-id", "flink.max-committed-checkpoint-id")) {
-                if (base.summary().containsKey(key)) {
-                    summary.put(key, base.summary().get(key));
-                }
-            }
-        }
         if (fields.isEmpty() || base == null) {
-            finish(table, pending, null, null, summary);
-            return 0;
-        }
-        if (schema.identifierFieldIds().isEmpty()) {
-            LOG.warn(
-                    "Iceberg table {} has no identifier fields, so the rows before the change cannot be rewritten"
-                            + " with the default of {}: they keep NULL there. Give the table its primary key"
-                            + " (identifier fields) to have them filled.",
-                    table.name(),
-                    names(schema, fields));
-            finish(table, pending, null, null, summary);
-            return 0;
+            commit(table, base, List.of(), pending, true);
+            return Share.NONE;
         }
         long start = System.nanoTime();
         RowType type = FlinkSchemaUtil.convert(schema);
         Map<String, Object> values = values(table, type);
-        List<FileScanTask> tasks = new ArrayList<>();
-        Map<FileScanTask, int[]> lacking = new HashMap<>();
+        List<FileScanTask> lacking = new ArrayList<>();
+        Map<String, int[]> positions = new HashMap<>();
         try (CloseableIterable<FileScanTask> planned =
-                // With the column counts: whether a file has a column is read from them, not from its footer.
+                // With the column counts: whether a file has a column is read from them where they say.
                 table.newScan()
                         .useSnapshot(base.snapshotId())
                         .includeColumnStats()
                         .planFiles()) {
             for (FileScanTask task : planned) {
-                List<Integer> positions = new ArrayList<>();
+                List<Integer> at = new ArrayList<>();
                 for (int id : fields) {
                     if (lacks(table, task.file(), id)) {
-                        positions.add(type.getFieldIndex(schema.findField(id).name()));
+                        at.add(type.getFieldIndex(schema.findField(id).name()));
                     }
                 }
-                if (!positions.isEmpty()) {
-                    tasks.add(task);
-                    lacking.put(
-                            task, positions.stream().mapToInt(Integer::intValue).toArray());
+                if (!at.isEmpty()) {
+                    lacking.add(task);
+                    positions.put(
+                            task.file().path().toString(),
+                            at.stream().mapToInt(Integer::intValue).toArray());
                 }
             }
         }
-        Object[] constants = new Object[type.getFieldCount()];
-        for (int i = 0; i < constants.length; i++) {
-            constants[i] = values.get(type.getFieldNames().get(i));
+        // The same order in every round: a share is whole files, up to the row budget (at least one file).
+        lacking.sort(Comparator.comparing(t -> t.file().path().toString()));
+        List<FileScanTask> share = new ArrayList<>();
+        long budget = 0;
+        for (FileScanTask t : lacking) {
+            if (!share.isEmpty() && budget + t.file().recordCount() > batchRows) {
+                break;
+            }
+            share.add(t);
+            budget += t.file().recordCount();
         }
+        boolean last = share.size() == lacking.size();
+        List<Rewritten> rewritten = new ArrayList<>();
+        long rows = 0;
+        try {
+            for (FileScanTask task : share) {
+                Rewritten r = rewrite(
+                        table,
+                        schema,
+                        type,
+                        values,
+                        task,
+                        positions.get(task.file().path().toString()));
+                rewritten.add(r);
+                rows += r.rows;
+            }
+            commit(table, base, rewritten, last ? pending : Set.of(), false);
+        } catch (IOException | RuntimeException e) {
+            // Nothing of the share is in the table: its files go.
+            for (Rewritten r : rewritten) {
+                if (r.file != null) {
+                    table.io().deleteFile(r.file.path().toString());
+                }
+            }
+            throw e;
+        }
+        LOG.info(
+                "Iceberg table {}: gave {} row(s) of {} data file(s) written before the change the default of {} in"
+                        + " {} ms{}.",
+                table.name(),
+                rows,
+                share.size(),
+                names(schema, fields),
+                (System.nanoTime() - start) / 1_000_000,
+                last ? "" : "; " + (lacking.size() - share.size()) + " file(s) left for the next round(s)");
+        return new Share(rows, share.size(), !last);
+    }
+
+    /** A data file and what replaces it: a file with its live rows and the defaults, or none when it has none. */
+    private static final class Rewritten {
+        final DataFile old;
+        final DataFile file;
+        final long rows;
+
+        Rewritten(DataFile old, DataFile file, long rows) {
+            this.old = old;
+            this.file = file;
+            this.rows = rows;
+        }
+    }
+
+    private static Rewritten rewrite(
+            Table table, Schema schema, RowType type, Map<String, Object> values, FileScanTask task, int[] positions)
+            throws IOException {
+        DataFile old = task.file();
+        PartitionSpec spec = table.specs().get(old.specId());
+        Map<String, String> props = table.properties();
+        FileFormat format = FileFormat.fromString(
+                props.getOrDefault(TableProperties.DEFAULT_FILE_FORMAT, TableProperties.DEFAULT_FILE_FORMAT_DEFAULT)
+                        .toUpperCase(Locale.ROOT));
+        FlinkAppenderFactory appenders = new FlinkAppenderFactory(table, schema, type, props, spec, null, null, null);
+        // Named by these and a random operation id: apart from every writer subtask's files.
+        OutputFileFactory files = OutputFileFactory.builderFor(table, Integer.MAX_VALUE, 0)
+                .format(format)
+                .defaultSpec(spec)
+                .build();
         RowDataFileScanTaskReader reader = new RowDataFileScanTaskReader(
-                schema, schema, table.properties().get(TableProperties.DEFAULT_NAME_MAPPING), true, List.of());
+                schema, schema, props.get(TableProperties.DEFAULT_NAME_MAPPING), true, List.of());
         RowData.FieldGetter[] getters = new RowData.FieldGetter[type.getFieldCount()];
         for (int i = 0; i < getters.length; i++) {
             getters[i] = RowData.createFieldGetter(type.getTypeAt(i), i);
         }
+        DataWriter<RowData> writer =
+                appenders.newDataWriter(files.newOutputFile(spec, old.partition()), format, old.partition());
         long rows = 0;
-        long inBatch = 0;
-        long validateFrom = base.snapshotId();
-        TaskWriter<RowData> writer = writer(table, type);
-        for (FileScanTask task : tasks) {
-            int[] positions = lacking.get(task);
+        boolean done = false;
+        try {
             InputFilesDecryptor decryptor =
                     new InputFilesDecryptor(new BaseCombinedScanTask(task), table.io(), table.encryption());
             try (CloseableIterator<RowData> it = reader.open(task, decryptor)) {
@@ -299,28 +384,80 @@ public final class IcebergDefaults {
                         out.setField(i, getters[i].getFieldOrNull(row));
                     }
                     for (int p : positions) {
-                        out.setField(p, constants[p]);
+                        out.setField(p, values.get(type.getFieldNames().get(p)));
                     }
                     writer.write(out);
                     rows++;
-                    if (++inBatch >= BATCH_ROWS) {
-                        validateFrom = commit(table, writer.complete(), validateFrom, fields, summary);
-                        writer = writer(table, type);
-                        inBatch = 0;
-                    }
+                }
+            }
+            writer.close();
+            done = true;
+        } finally {
+            if (!done) {
+                try {
+                    writer.close();
+                } catch (IOException | RuntimeException ignored) {
+                    // the failure that got here is the one to report
+                }
+                table.io().deleteFile(writer.toDataFile().path().toString());
+            }
+        }
+        DataFile written = writer.toDataFile();
+        if (rows == 0) {
+            // Every row of the file is deleted: it goes without a replacement.
+            table.io().deleteFile(written.path().toString());
+            return new Rewritten(old, null, 0);
+        }
+        return new Rewritten(old, written, rows);
+    }
+
+    /**
+     * Replaces the files, per data sequence number one rewrite that gives the new files the old files'
+     * number, and removes the fields' marks, in one transaction on top of {@code base}.
+     */
+    private static void commit(
+            Table table, Snapshot base, List<Rewritten> rewritten, Set<Integer> done, boolean nothingRead) {
+        Transaction txn = table.newTransaction();
+        Map<Long, List<Rewritten>> bySequence = new TreeMap<>();
+        for (Rewritten r : rewritten) {
+            bySequence
+                    .computeIfAbsent(r.old.dataSequenceNumber(), k -> new ArrayList<>())
+                    .add(r);
+        }
+        Map<String, String> summary = new HashMap<>();
+        if (base != null) {
+            // Readers of Iceberg's own committer marks (a job restoring, tools) see the checkpoint the table was at.
+            for (String key : List.of("flink.job-id", "flink.max-committed-checkpoint-id")) {
+                if (base.summary().containsKey(key)) {
+                    summary.put(key, base.summary().get(key));
                 }
             }
         }
-        finish(table, pending, writer.complete(), validateFrom, summary);
-        LOG.info(
-                "Iceberg table {}: gave {} row(s) of {} data file(s) written before the change the default of {} in"
-                        + " {} ms.",
-                table.name(),
-                rows,
-                tasks.size(),
-                names(schema, fields),
-                (System.nanoTime() - start) / 1_000_000);
-        return rows;
+        for (Map.Entry<Long, List<Rewritten>> e : bySequence.entrySet()) {
+            Set<DataFile> old = new HashSet<>();
+            Set<DataFile> added = new HashSet<>();
+            for (Rewritten r : e.getValue()) {
+                old.add(r.old);
+                if (r.file != null) {
+                    added.add(r.file);
+                }
+            }
+            RewriteFiles rewrite = txn.newRewrite().validateFromSnapshot(base.snapshotId());
+            rewrite.rewriteFiles(old, added, e.getKey());
+            rewrite.set(FILLED, done.isEmpty() ? "share" : format(done));
+            summary.forEach(rewrite::set);
+            rewrite.commit();
+        }
+        if (!done.isEmpty()) {
+            UpdateProperties update = txn.updateProperties();
+            done.forEach(id -> update.remove(PENDING_PREFIX + id));
+            update.commit();
+        }
+        txn.commitTransaction();
+    }
+
+    static String format(Collection<Integer> ids) {
+        return ids.stream().sorted().map(String::valueOf).collect(Collectors.joining(","));
     }
 
     private static String names(Schema schema, Set<Integer> ids) {
@@ -329,68 +466,5 @@ public final class IcebergDefaults {
                         ? "#" + id
                         : "'" + schema.findField(id).name() + "'")
                 .collect(Collectors.joining(", "));
-    }
-
-    private static TaskWriter<RowData> writer(Table table, RowType type) {
-        Map<String, String> props = table.properties();
-        FileFormat format = FileFormat.fromString(
-                props.getOrDefault(TableProperties.DEFAULT_FILE_FORMAT, TableProperties.DEFAULT_FILE_FORMAT_DEFAULT)
-                        .toUpperCase(Locale.ROOT));
-        long targetSize = PropertyUtil.propertyAsLong(
-                props,
-                TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
-                TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
-        RowDataTaskWriterFactory factory = new RowDataTaskWriterFactory(
-                table,
-                type,
-                targetSize,
-                format,
-                props,
-                new ArrayList<>(table.schema().identifierFieldIds()),
-                true);
-        // Its files are named by these and a random operation id: apart from every writer subtask's.
-        factory.initialize(Integer.MAX_VALUE, 0);
-        return factory.create();
-    }
-
-    /** Commits a batch on top of what it read; returns the snapshot the next batch validates from. */
-    private static long commit(
-            Table table, WriteResult result, long validateFrom, Set<Integer> fields, Map<String, String> summary) {
-        RowDelta delta = table.newRowDelta();
-        add(delta, result, validateFrom, fields, summary);
-        delta.commit();
-        return table.currentSnapshot().snapshotId();
-    }
-
-    /** The last batch, if any, and the fields taken off the pending ones, in one commit. */
-    private static void finish(
-            Table table, Set<Integer> done, WriteResult last, Long validateFrom, Map<String, String> summary) {
-        Transaction txn = table.newTransaction();
-        if (last != null && (last.dataFiles().length > 0 || last.deleteFiles().length > 0)) {
-            RowDelta delta = txn.newRowDelta();
-            add(delta, last, validateFrom, done, summary);
-            delta.commit();
-        }
-        Set<Integer> left = pending(table);
-        left.removeAll(done);
-        if (left.isEmpty()) {
-            txn.updateProperties().remove(BACKFILL).commit();
-        } else {
-            txn.updateProperties().set(BACKFILL, format(left)).commit();
-        }
-        txn.commitTransaction();
-    }
-
-    private static void add(
-            RowDelta delta, WriteResult result, long validateFrom, Set<Integer> fields, Map<String, String> summary) {
-        Arrays.stream(result.dataFiles()).forEach(delta::addRows);
-        Arrays.stream(result.deleteFiles()).forEach(delta::addDeletes);
-        // What it read must still be what the table holds: a row changed or deleted meanwhile by another writer
-        // fails the commit, and the committer tries again after its next checkpoint.
-        delta.validateFromSnapshot(validateFrom);
-        delta.validateNoConflictingDataFiles();
-        delta.validateNoConflictingDeleteFiles();
-        delta.set(FILLED, format(fields));
-        summary.forEach(delta::set);
     }
 }

@@ -40,8 +40,12 @@ public final class IcebergRowConverter implements Serializable {
     /** Per target field, the source field it takes its value from; -1 for none (its default, or NULL). */
     private final int[] from;
 
-    /** Per target field the source lacks, the value the rows get: a column's default for rows before it. */
-    private final Object[] constants;
+    /**
+     * Per target field the source lacks, the value the rows get: a column's default for rows before it.
+     * Transient: Flink's internal values are not serializable, and the converters the job graph carries have
+     * none (only the writers make converters with defaults, on the task manager).
+     */
+    private final transient Object[] constants;
 
     private final byte[] ops;
     private final int[] precisions;
@@ -168,7 +172,7 @@ public final class IcebergRowConverter implements Serializable {
         for (int i = 0; i < n; i++) {
             int j = from[i];
             if (j < 0) {
-                out.setField(i, constants[i]);
+                out.setField(i, constants == null ? null : constants[i]);
                 continue;
             }
             if (row.isNullAt(j)) {

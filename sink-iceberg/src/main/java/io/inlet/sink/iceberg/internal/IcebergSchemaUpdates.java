@@ -27,7 +27,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -147,13 +146,13 @@ public final class IcebergSchemaUpdates {
                     }
                     if (!defaults.isEmpty()) {
                         // In the same commit as the column: the committer fills the rows before it (IcebergDefaults).
-                        Set<Integer> pending = IcebergDefaults.pending(table);
+                        List<Integer> added = new ArrayList<>();
                         for (Map.Entry<String, String> d : defaults.entrySet()) {
                             int id = txn.table().schema().findField(d.getKey()).fieldId();
                             properties.set(IcebergDefaults.DEFAULT_PREFIX + id, d.getValue());
-                            pending.add(id);
+                            added.add(id);
                         }
-                        properties.set(IcebergDefaults.BACKFILL, IcebergDefaults.format(pending));
+                        IcebergDefaults.markPending(properties, added);
                     }
                     properties.commit();
                 }

@@ -21,6 +21,7 @@ import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.Transaction;
+import org.apache.iceberg.UpdateProperties;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.flink.CatalogLoader;
@@ -30,10 +31,10 @@ import org.slf4j.LoggerFactory;
 
 import java.io.Closeable;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -401,10 +402,11 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
                 due.put(table, parts);
             }
         });
-        for (String table : backfills) {
-            due.putIfAbsent(table, new ArrayList<>());
+        // Taken one by one: a commit thread may add a table meanwhile, which then waits for the next round.
+        for (Iterator<String> it = backfills.iterator(); it.hasNext(); ) {
+            due.putIfAbsent(it.next(), new ArrayList<>());
+            it.remove();
         }
-        backfills.clear();
         return due;
     }
 
@@ -544,11 +546,22 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
             table.refresh();
         }
         if (!IcebergDefaults.pending(table).isEmpty()) {
+            // A share per round, after the round's commits: the next checkpoint's round goes on with the rest.
             try {
-                long rows = IcebergDefaults.backfill(table);
-                metrics.table(name).backfilled(rows);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
+                IcebergDefaults.Share share = IcebergDefaults.backfill(table);
+                metrics.table(name).backfilled(share.rows);
+                if (share.more) {
+                    backfills.add(name);
+                }
+            } catch (IOException | RuntimeException e) {
+                // Not a failed commit of the job's files: the marks stay in the table, the next round tries again
+                // (e.g. after a compaction replaced a file it read).
+                backfills.add(name);
+                LOG.warn(
+                        "Iceberg table {}: giving the rows written before a column was added its default failed;"
+                                + " the next round tries again.",
+                        name,
+                        e);
             }
         }
     }
@@ -599,11 +612,9 @@ public final class TablesCommitter extends AbstractStreamOperator<Void>
                 String.valueOf(part == parts - 1 ? checkpointId : checkpointId - 1));
         delta.commit();
         if (txn != null) {
-            Set<Integer> pending = IcebergDefaults.pending(table);
-            pending.addAll(lacked);
-            txn.updateProperties()
-                    .set(IcebergDefaults.BACKFILL, IcebergDefaults.format(pending))
-                    .commit();
+            UpdateProperties marks = txn.updateProperties();
+            IcebergDefaults.markPending(marks, lacked);
+            marks.commit();
             txn.commitTransaction();
         }
         long durationMs = (System.nanoTime() - start) / 1_000_000;

@@ -39,6 +39,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.StringJoiner;
+import java.util.TreeMap;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -285,18 +286,20 @@ class TablesWriterSchemaChangeTest {
         int note = table.schema().findField("note").fieldId();
         assertThat(table.properties())
                 .containsEntry(IcebergDefaults.DEFAULT_PREFIX + note, "none")
-                .doesNotContainKey(IcebergDefaults.BACKFILL);
+                .doesNotContainKey(IcebergDefaults.PENDING_PREFIX + note);
         assertThat(table.schemas()).as("the first schema and the one update").hasSize(2);
-        List<Map<String, String>> filled = new ArrayList<>();
+        Map<String, Integer> filled = new TreeMap<>();
         table.snapshots().forEach(s -> {
             if (s.summary().containsKey(IcebergDefaults.FILLED)) {
-                filled.add(s.summary());
+                assertThat(s.operation()).as("files rewritten, no row deleted").isEqualTo("replace");
+                filled.merge(
+                        s.summary().get("flink.max-committed-checkpoint-id"),
+                        Integer.parseInt(s.summary().get("added-records")),
+                        Integer::sum);
             }
         });
         // After checkpoint 2: rows 1, 2 and 5; after checkpoint 3: the late file's row 4.
-        assertThat(filled)
-                .extracting(m -> m.get("flink.max-committed-checkpoint-id") + ":" + m.get("added-records"))
-                .containsExactly("2:3", "3:1");
+        assertThat(filled).containsExactly(Map.entry("2", 3), Map.entry("3", 1));
     }
 
     /** Every writer's files for the checkpoint. */
@@ -314,6 +317,97 @@ class TablesWriterSchemaChangeTest {
             }
         }
         return out;
+    }
+
+    @Test
+    void aTableWithoutAKeyGetsTheDefaultInTheRowsBeforeToo() throws Exception {
+        TableId events = TableId.of("lake", "events");
+        TableDescriptor before =
+                TableDescriptor.builder(events).columns(V1.columns()).build();
+        TableDescriptor after = TableDescriptor.builder(events)
+                .columns(V2.columns())
+                .schemaVersion(2)
+                .build();
+        // No identifier fields: an append-only table, which the backfill cannot upsert into by key.
+        catalog.createTable(
+                TableIdentifier.of("lake", "events"),
+                new Schema(FlinkSchemaUtil.convert(before.toResolvedSchema()).columns()),
+                PartitionSpec.unpartitioned(),
+                Map.of("format-version", "2", "write.format.default", "avro"));
+        Table table = catalog.loadTable(TableIdentifier.of("lake", "events"));
+        RowType target = FlinkSchemaUtil.convert(table.schema());
+        TablesWriter.TableWrite write = new TablesWriter.TableWrite(
+                "lake.events", new IcebergRowConverter(before.toRowType(), target), target, List.of(), false, false, 1);
+        try (OneInputStreamOperatorTestHarness<ChangeEvent, TableCommittable> w =
+                        new OneInputStreamOperatorTestHarness<>(
+                                new TablesWriter(loader, Map.of(events, write), 1000, 1L << 30), 1, 1, 0);
+                OneInputStreamOperatorTestHarness<TableCommittable, Void> c = committer(loader)) {
+            w.open();
+            c.open();
+            w.processElement(new StreamRecord<>(ChangeEvent.of(
+                    events,
+                    1,
+                    TestRows.row(before, RowKind.INSERT, 1, 1, new BigDecimal("1.00"), "a"),
+                    1L,
+                    SourcePosition.binlog("b.1", binlog++, 0))));
+            w.processElement(new StreamRecord<>(ChangeEvent.schemaChange(
+                    SchemaChange.between(before, after, Map.of(), "ALTER TABLE events ADD note ... DEFAULT 'none'")
+                            .withDefaultValues(Map.of("note", "none")),
+                    1L,
+                    SourcePosition.binlog("b.1", binlog++, 0))));
+            w.processElement(new StreamRecord<>(ChangeEvent.of(
+                            events,
+                            2,
+                            TestRows.row(after, RowKind.INSERT, 2, null, 2L, new BigDecimal("2.00"), "b"),
+                            1L,
+                            SourcePosition.binlog("b.1", binlog++, 0))
+                    .withRowType(after.toRowType())));
+            commit(c, flush(1L, w), 1L);
+            ((TablesCommitter) c.getOperator()).awaitCommitted();
+        }
+        table.refresh();
+        List<String> rows = new ArrayList<>();
+        try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
+            records.forEach(r -> rows.add(r.getField("id") + ":" + r.getField("note")));
+        }
+        assertThat(rows).containsExactlyInAnyOrder("1:none", "2:null");
+    }
+
+    @Test
+    void aLargeBackfillGoesAShareARoundAndTheJobsCommitsGoOnMeanwhile() throws Exception {
+        long budget = IcebergDefaults.batchRows;
+        IcebergDefaults.batchRows = 1; // a file a round
+        try (OneInputStreamOperatorTestHarness<ChangeEvent, TableCommittable> w =
+                        new OneInputStreamOperatorTestHarness<>(writer(true), 1, 1, 0);
+                OneInputStreamOperatorTestHarness<TableCommittable, Void> c = committer(loader)) {
+            w.open();
+            c.open();
+            for (int id = 1; id <= 3; id++) {
+                w.processElement(row(V1, RowKind.INSERT, id, id, new BigDecimal(id + ".00"), "r" + id));
+                commit(c, flush(id, w), id);
+                ((TablesCommitter) c.getOperator()).awaitCommitted();
+            }
+            w.processElement(addNoteWithDefault());
+            List<Integer> pending = new ArrayList<>();
+            for (long cp = 4; cp <= 7; cp++) {
+                if (cp == 5) {
+                    // The job's own changes commit between the shares, and a share never undoes them.
+                    w.processElement(row(V2, RowKind.UPDATE_AFTER, 3, "three", 3L, new BigDecimal("3.00"), "r3"));
+                }
+                commit(c, flush(cp, w), cp);
+                ((TablesCommitter) c.getOperator()).awaitCommitted();
+                pending.add(IcebergDefaults.pending(itemsTable()).size());
+            }
+            // Files of rows 1, 2, 3 a round each (row 3's old file has no live row after checkpoint 5).
+            assertThat(pending).containsExactly(1, 1, 0, 0);
+        } finally {
+            IcebergDefaults.batchRows = budget;
+        }
+        assertThat(rows())
+                .containsExactly(
+                        "id=1, note=none, qty=1, price=1.00, name=r1",
+                        "id=2, note=none, qty=2, price=2.00, name=r2",
+                        "id=3, note=three, qty=3, price=3.00, name=r3");
     }
 
     @Test
