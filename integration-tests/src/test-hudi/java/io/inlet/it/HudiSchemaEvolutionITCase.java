@@ -20,6 +20,7 @@ import io.inlet.testing.TestNames;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -30,8 +31,11 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.StringJoiner;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -137,6 +141,50 @@ class HudiSchemaEvolutionITCase {
     }
 
     /**
+     * {@code lenient} into Hudi, the known gap: the lake keeps a dropped column and a renamed column's old
+     * name, but a job built again (the rebuild a renamed column's new name needs, or a restart) builds its
+     * tables from MariaDB's schema, which lacks them, and the Hudi sink refuses to write rows without them
+     * (Hudi would write NULL over their values). The run stops there with the columns named; nothing is
+     * written wrong. (README, Known limitations.)
+     */
+    @Test
+    void lenientStopsTheRebuiltJobNamingTheColumnsItKept(
+            MariaDbServer mysql, @TempDir Path lake, @TempDir Path checkpoints) throws Exception {
+        String db = mysql.createDatabase();
+        mysql.execute(
+                db,
+                "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, name VARCHAR(20), gone VARCHAR(10))",
+                "INSERT INTO t VALUES (1, 'one', 'g1'), (2, 'two', 'g2')");
+        Map<String, String> source = MySqlOptions.of(mysql, db, "t");
+        source.put("schema-change.behavior", "lenient");
+        try (Supervised run =
+                Supervised.start(lake, checkpoints, () -> FactoryDiscovery.createSource("mysql-cdc", source))) {
+            run.awaitHudi(1, Map.of(1, "name=one, gone=g1", 2, "name=two, gone=g2"));
+            mysql.execute(
+                    db,
+                    "ALTER TABLE t DROP COLUMN gone",
+                    "ALTER TABLE t RENAME COLUMN name TO label",
+                    "UPDATE t SET label = 'uno' WHERE id = 1");
+            assertThat(run.result)
+                    .failsWithin(TIMEOUT)
+                    .withThrowableOfType(ExecutionException.class)
+                    .withMessageContaining("has a column 'name' the rows of " + db + ".t do not have")
+                    .withMessageContaining("has a column 'gone'");
+            assertThat(Jobs.messages(Jobs.awaitFailure(run.jobs.get(0), TIMEOUT)))
+                    .contains("column 'label' VARCHAR(20) is new");
+            assertThat(run.jobs).hasSize(1);
+            // What the first job committed stays as it was: the kept columns hold their values.
+            TableDescriptor t = run.built.get().sinkTables().get(0);
+            RowType type = run.sink.get().writeRowType(t);
+            assertThat(Canonical.flink(
+                            HudiReads.read(lake.resolve(db).resolve("t"), type, t.primaryKey()),
+                            type.getFieldNames(),
+                            HudiOrdering.COLUMNS))
+                    .containsExactly("id=1, name=one, gone=g1", "id=2, name=two, gone=g2");
+        }
+    }
+
+    /**
      * The same through Kafka: a real Debezium connector (embedded) writes the table into a topic of two
      * partitions; a new writer schema with an added column rebuilds the job, whose source then reads the
      * topic's newest schema, and the table equals MariaDB.
@@ -230,6 +278,50 @@ class HudiSchemaEvolutionITCase {
                 Jobs.cancelIfRunning(job);
             }
             result.cancel(true);
+        }
+
+        /**
+         * Waits until the runner has submitted {@code n} jobs, the last runs, and the table {@code t} holds the
+         * rows: per id its other columns as {@code column=value, ...}, in any order.
+         */
+        void awaitHudi(int n, Map<Integer, String> rows) throws Exception {
+            awaitJobs(n);
+            TableDescriptor t = built.get().sinkTables().get(0);
+            RowType type = sink.get().writeRowType(t);
+            HudiLakes.awaitHudi(
+                    jobs.get(n - 1),
+                    lake.resolve(t.tableId().database()).resolve(t.tableId().table()),
+                    type,
+                    t.primaryKey(),
+                    () -> {
+                        List<String> out = new ArrayList<>();
+                        rows.forEach((id, columns) -> {
+                            Map<String, String> byName = new HashMap<>();
+                            for (String cv : columns.split(", ")) {
+                                byName.put(cv.substring(0, cv.indexOf('=')), cv.substring(cv.indexOf('=') + 1));
+                            }
+                            byName.put("id", String.valueOf(id));
+                            StringJoiner j = new StringJoiner(", ");
+                            for (String name : type.getFieldNames()) {
+                                if (!List.of(HudiOrdering.COLUMNS).contains(name)) {
+                                    j.add(name + "=" + byName.get(name));
+                                }
+                            }
+                            out.add(j.toString());
+                        });
+                        out.sort(null);
+                        return out;
+                    },
+                    HudiOrdering.COLUMNS);
+        }
+
+        private void awaitJobs(int n) throws Exception {
+            long deadline = System.nanoTime() + TIMEOUT.toNanos();
+            while ((jobs.size() < n || jobs.get(n - 1).getJobStatus().get(30, TimeUnit.SECONDS) != JobStatus.RUNNING)
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(100); // polling for the runner's next job; the deadline bounds it
+            }
+            assertThat(jobs).as("jobs the runner submitted").hasSize(n);
         }
 
         /** Waits until the runner has submitted {@code n} jobs, the last runs, and the table equals MariaDB's. */
