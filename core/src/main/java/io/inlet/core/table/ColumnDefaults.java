@@ -7,6 +7,7 @@ import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
 
 import java.math.BigDecimal;
@@ -51,11 +52,13 @@ public final class ColumnDefaults {
             switch (type.getTypeRoot()) {
                 case CHAR:
                 case VARCHAR:
+                    // A CHAR value reads without its trailing spaces in MySQL (and in the binlog), its default too.
+                    String chars = type.getTypeRoot() == LogicalTypeRoot.CHAR ? text.replaceAll(" +$", "") : text;
                     int length = LogicalTypeChecks.getLength(type);
-                    if (text.codePointCount(0, text.length()) > length) {
+                    if (chars.codePointCount(0, chars.length()) > length) {
                         throw refused(text, type, "it is longer than the column");
                     }
-                    return StringData.fromString(text);
+                    return StringData.fromString(chars);
                 case BOOLEAN:
                     switch (t.toLowerCase(Locale.ROOT)) {
                         case "1":
@@ -78,9 +81,17 @@ public final class ColumnDefaults {
                 case BIGINT:
                     return Long.parseLong(t);
                 case FLOAT:
-                    return Float.parseFloat(t);
+                    float f = Float.parseFloat(t);
+                    if (!Float.isFinite(f)) {
+                        throw refused(text, type, "it is not a finite FLOAT");
+                    }
+                    return f;
                 case DOUBLE:
-                    return Double.parseDouble(t);
+                    double dbl = Double.parseDouble(t);
+                    if (!Double.isFinite(dbl)) {
+                        throw refused(text, type, "it is not a finite DOUBLE");
+                    }
+                    return dbl;
                 case DECIMAL: {
                     DecimalType d = (DecimalType) type;
                     // The source rounds a default with more decimals to the column's scale, as MySQL stores it.
@@ -93,16 +104,35 @@ public final class ColumnDefaults {
                 }
                 case DATE:
                     return (int) LocalDate.parse(t).toEpochDay();
-                case TIME_WITHOUT_TIME_ZONE:
-                    return (int) (LocalTime.parse(t).toNanoOfDay() / 1_000_000);
-                case TIMESTAMP_WITHOUT_TIME_ZONE:
-                    return TimestampData.fromLocalDateTime(LocalDateTime.parse(t.replace(' ', 'T')));
+                case TIME_WITHOUT_TIME_ZONE: {
+                    // Rounded to the column's fractional digits, as MySQL stores it.
+                    long nanos = round(LocalTime.parse(t).toNanoOfDay(), LogicalTypeChecks.getPrecision(type));
+                    if (nanos >= 86_400_000_000_000L) {
+                        throw refused(text, type, "it rounds past the end of the day");
+                    }
+                    return (int) (nanos / 1_000_000);
+                }
+                case TIMESTAMP_WITHOUT_TIME_ZONE: {
+                    LocalDateTime at = LocalDateTime.parse(t.replace(' ', 'T'));
+                    long nanos = at.getNano();
+                    long rounded = round(nanos, LogicalTypeChecks.getPrecision(type));
+                    return TimestampData.fromLocalDateTime(at.withNano(0).plusNanos(rounded));
+                }
                 default:
                     throw refused(text, type, "Inlet reads defaults of strings, numbers, booleans, dates and times");
             }
         } catch (NumberFormatException | DateTimeParseException | ArithmeticException e) {
             throw refused(text, type, "it is not a constant of that type");
         }
+    }
+
+    /** The nanoseconds rounded half up to {@code digits} fractional digits of a second. */
+    private static long round(long nanos, int digits) {
+        long unit = 1;
+        for (int i = digits; i < 9; i++) {
+            unit *= 10;
+        }
+        return (nanos + unit / 2) / unit * unit;
     }
 
     private static IllegalArgumentException refused(String text, LogicalType type, String why) {

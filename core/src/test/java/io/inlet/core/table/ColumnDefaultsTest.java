@@ -43,6 +43,23 @@ class ColumnDefaultsTest {
     }
 
     @Test
+    void valuesAreTheOnesMySqlStores() {
+        // Fractional seconds rounded to the column's digits: DATETIME(0) DEFAULT '... 23:59:59.7' is the next second.
+        assertThat(ColumnDefaults.parse("2024-02-29 23:59:59.7", t(DataTypes.TIMESTAMP(0))))
+                .isEqualTo(TimestampData.fromLocalDateTime(LocalDateTime.of(2024, 3, 1, 0, 0, 0)));
+        assertThat(ColumnDefaults.parse("2024-02-29 10:00:00.123456", t(DataTypes.TIMESTAMP(3))))
+                .isEqualTo(TimestampData.fromLocalDateTime(LocalDateTime.of(2024, 2, 29, 10, 0, 0, 123_000_000)));
+        assertThat(ColumnDefaults.parse("01:02:03.5", t(DataTypes.TIME(0)))).isEqualTo(3_724_000);
+        // A CHAR value has no trailing spaces when MySQL reads it; a VARCHAR keeps them.
+        assertThat(ColumnDefaults.parse("ab  ", t(DataTypes.CHAR(5)))).isEqualTo(StringData.fromString("ab"));
+        assertThat(ColumnDefaults.parse("ab  ", t(DataTypes.VARCHAR(5)))).isEqualTo(StringData.fromString("ab  "));
+        assertThatThrownBy(() -> ColumnDefaults.parse("1e400", t(DataTypes.DOUBLE())))
+                .hasMessageContaining("not a finite DOUBLE");
+        assertThatThrownBy(() -> ColumnDefaults.parse("1e40", t(DataTypes.FLOAT())))
+                .hasMessageContaining("not a finite FLOAT");
+    }
+
+    @Test
     void whatIsNotAConstantOfTheTypeIsRefusedWithTheValueNamed() {
         assertThatThrownBy(() -> ColumnDefaults.parse("CURRENT_TIMESTAMP", t(DataTypes.TIMESTAMP(0))))
                 .isInstanceOf(IllegalArgumentException.class)
