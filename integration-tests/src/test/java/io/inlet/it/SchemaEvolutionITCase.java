@@ -466,6 +466,11 @@ class SchemaEvolutionITCase {
         try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse);
                 Connection c = mysql.connection(db)) {
             awaitEqual(first, catalog, id, c, db, columns);
+            // A change read from the binlog before the savepoint: the savepoint is of the binlog phase, whose split
+            // holds the table's schema. (One taken between the snapshot and the binlog phase holds none, and the
+            // restored reader then takes MariaDB's schema of now: README, Known limitations.)
+            mysql.execute(db, "UPDATE t SET v = 11 WHERE id = 1");
+            awaitEqual(first, catalog, id, c, db, columns);
             savepoint = Jobs.stopWithSavepoint(first, savepoints);
         } finally {
             Jobs.cancelIfRunning(first);
