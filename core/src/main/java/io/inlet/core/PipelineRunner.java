@@ -120,7 +120,10 @@ public final class PipelineRunner {
             });
             try {
                 JobExecutionResult result = p.execute();
-                pruneAtEnd(checkpoints, started, submitted.get(), expected.orElse(null));
+                if (submitted.get() != null) {
+                    started.add(submitted.get().getJobID());
+                }
+                pruneAtEnd(checkpoints, started, expected.orElse(null));
                 return result;
             } catch (Exception e) {
                 JobClient job = submitted.get();
@@ -130,7 +133,7 @@ public final class PipelineRunner {
                 started.add(job.getJobID());
                 RebuildRequiredException request = rebuildRequest(e).orElse(null);
                 if (request == null) {
-                    pruneAtEnd(checkpoints, started, null, expected.orElse(null));
+                    pruneAtEnd(checkpoints, started, expected.orElse(null));
                     throw e;
                 }
                 String checkpoint = latestCheckpoint(checkpoints, job.getJobID());
@@ -215,17 +218,12 @@ public final class PipelineRunner {
      * At the end of the run: keeps the newest checkpoint a restore would take (the last job's, else the one it
      * restored from) and removes the other jobs' retained checkpoints.
      */
-    private static void pruneAtEnd(
-            @Nullable String checkpoints, List<JobID> started, @Nullable JobClient last, @Nullable String restored) {
+    private static void pruneAtEnd(@Nullable String checkpoints, List<JobID> started, @Nullable String restored) {
         if (checkpoints == null || started.isEmpty()) {
             return;
         }
         try {
-            JobID lastJob = last != null ? last.getJobID() : started.get(started.size() - 1);
-            if (!started.contains(lastJob)) {
-                started.add(lastJob);
-            }
-            String keep = latestCheckpoint(checkpoints, lastJob);
+            String keep = latestCheckpoint(checkpoints, started.get(started.size() - 1));
             prune(checkpoints, started, keep != null ? keep : restored);
         } catch (IOException e) {
             LOG.warn("Could not look for the retained checkpoints of rebuilt jobs under {}.", checkpoints, e);

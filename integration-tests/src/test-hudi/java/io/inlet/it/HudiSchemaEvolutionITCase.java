@@ -326,12 +326,7 @@ class HudiSchemaEvolutionITCase {
 
         /** Waits until the runner has submitted {@code n} jobs, the last runs, and the table equals MariaDB's. */
         void awaitEqual(int n, Connection c, String db) throws Exception {
-            long deadline = System.nanoTime() + TIMEOUT.toNanos();
-            while ((jobs.size() < n || jobs.get(n - 1).getJobStatus().get(30, TimeUnit.SECONDS) != JobStatus.RUNNING)
-                    && System.nanoTime() < deadline) {
-                Thread.sleep(100); // polling for the runner's next job; the deadline bounds it
-            }
-            assertThat(jobs).as("jobs the runner submitted").hasSize(n);
+            awaitJobs(n);
             HudiLakes.awaitEqualToMySql(
                     jobs.get(n - 1), c, db, lake, sink.get(), built.get().sinkTables());
             assertThat(jobs).as("jobs the runner submitted").hasSize(n);

@@ -23,6 +23,7 @@ import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.Transaction;
 import org.apache.iceberg.UpdateProperties;
 import org.apache.iceberg.avro.AvroSchemaUtil;
+import org.apache.iceberg.encryption.EncryptedOutputFile;
 import org.apache.iceberg.encryption.InputFilesDecryptor;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.apache.iceberg.flink.sink.FlinkAppenderFactory;
@@ -49,7 +50,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -104,6 +104,10 @@ public final class IcebergDefaults {
                     return size() > 100_000;
                 }
             });
+
+    /** Value counts of every column, to read which columns a file has from its footer. */
+    private static final MetricsConfig COUNTS =
+            MetricsConfig.fromProperties(Map.of(TableProperties.DEFAULT_WRITE_METRICS_MODE, "counts"));
 
     private IcebergDefaults() {}
 
@@ -200,10 +204,10 @@ public final class IcebergDefaults {
         switch (file.format()) {
             case PARQUET:
                 return Set.copyOf(
-                        ParquetUtil.fileMetrics(in, counts).valueCounts().keySet());
+                        ParquetUtil.fileMetrics(in, COUNTS).valueCounts().keySet());
             case ORC:
                 return Set.copyOf(
-                        OrcMetrics.fromInputFile(in, counts).valueCounts().keySet());
+                        OrcMetrics.fromInputFile(in, COUNTS).valueCounts().keySet());
             case AVRO:
                 try (InputStream stream = in.newStream();
                         DataFileStream<Object> avro = new DataFileStream<>(stream, new GenericDatumReader<>())) {
@@ -258,7 +262,7 @@ public final class IcebergDefaults {
         fields.retainAll(recorded.keySet());
         Snapshot base = table.currentSnapshot();
         if (fields.isEmpty() || base == null) {
-            commit(table, base, List.of(), pending, true);
+            commit(table, base, List.of(), pending);
             return Share.NONE;
         }
         long start = System.nanoTime();
@@ -302,18 +306,14 @@ public final class IcebergDefaults {
         List<Rewritten> rewritten = new ArrayList<>();
         long rows = 0;
         try {
+            Rewriter rewriter = new Rewriter(table, schema, type, values);
             for (FileScanTask task : share) {
-                Rewritten r = rewrite(
-                        table,
-                        schema,
-                        type,
-                        values,
-                        task,
-                        positions.get(task.file().path().toString()));
+                Rewritten r =
+                        rewriter.rewrite(task, positions.get(task.file().path().toString()));
                 rewritten.add(r);
                 rows += r.rows;
             }
-            commit(table, base, rewritten, last ? pending : Set.of(), false);
+            commit(table, base, rewritten, last ? pending : Set.of());
         } catch (IOException | RuntimeException e) {
             // Nothing of the share is in the table: its files go.
             for (Rewritten r : rewritten) {
@@ -348,75 +348,97 @@ public final class IcebergDefaults {
         }
     }
 
-    private static Rewritten rewrite(
-            Table table, Schema schema, RowType type, Map<String, Object> values, FileScanTask task, int[] positions)
-            throws IOException {
-        DataFile old = task.file();
-        PartitionSpec spec = table.specs().get(old.specId());
-        Map<String, String> props = table.properties();
-        FileFormat format = FileFormat.fromString(
-                props.getOrDefault(TableProperties.DEFAULT_FILE_FORMAT, TableProperties.DEFAULT_FILE_FORMAT_DEFAULT)
-                        .toUpperCase(Locale.ROOT));
-        FlinkAppenderFactory appenders = new FlinkAppenderFactory(table, schema, type, props, spec, null, null, null);
-        // Named by these and a random operation id: apart from every writer subtask's files.
-        OutputFileFactory files = OutputFileFactory.builderFor(table, Integer.MAX_VALUE, 0)
-                .format(format)
-                .defaultSpec(spec)
-                .build();
-        RowDataFileScanTaskReader reader = new RowDataFileScanTaskReader(
-                schema, schema, props.get(TableProperties.DEFAULT_NAME_MAPPING), true, List.of());
-        RowData.FieldGetter[] getters = new RowData.FieldGetter[type.getFieldCount()];
-        for (int i = 0; i < getters.length; i++) {
-            getters[i] = RowData.createFieldGetter(type.getTypeAt(i), i);
+    /**
+     * Rewrites files of one share: what reading and writing them takes is made once per share (per partition
+     * spec for the writers), not once per file.
+     */
+    private static final class Rewriter {
+        final Table table;
+        final Schema schema;
+        final RowType type;
+        final Map<String, String> props;
+        final FileFormat format;
+        final RowDataFileScanTaskReader reader;
+        final RowData.FieldGetter[] getters;
+        /** Per column, the value a row gets where its file lacks the column. */
+        final Object[] constants;
+        /** Named by these and a random operation id: apart from every writer subtask's files. */
+        final OutputFileFactory files;
+
+        final Map<Integer, FlinkAppenderFactory> appenders = new HashMap<>();
+
+        Rewriter(Table table, Schema schema, RowType type, Map<String, Object> values) {
+            this.table = table;
+            this.schema = schema;
+            this.type = type;
+            this.props = table.properties();
+            this.format = TablesWriter.fileFormat(props);
+            this.reader = new RowDataFileScanTaskReader(
+                    schema, schema, props.get(TableProperties.DEFAULT_NAME_MAPPING), true, List.of());
+            this.getters = new RowData.FieldGetter[type.getFieldCount()];
+            this.constants = new Object[type.getFieldCount()];
+            for (int i = 0; i < getters.length; i++) {
+                getters[i] = RowData.createFieldGetter(type.getTypeAt(i), i);
+                constants[i] = values.get(type.getFieldNames().get(i));
+            }
+            this.files = OutputFileFactory.builderFor(table, Integer.MAX_VALUE, 0)
+                    .format(format)
+                    .build();
         }
-        DataWriter<RowData> writer =
-                appenders.newDataWriter(files.newOutputFile(spec, old.partition()), format, old.partition());
-        long rows = 0;
-        boolean done = false;
-        try {
-            InputFilesDecryptor decryptor =
-                    new InputFilesDecryptor(new BaseCombinedScanTask(task), table.io(), table.encryption());
-            try (CloseableIterator<RowData> it = reader.open(task, decryptor)) {
-                while (it.hasNext()) {
-                    RowData row = it.next();
-                    GenericRowData out = new GenericRowData(getters.length);
-                    for (int i = 0; i < getters.length; i++) {
-                        out.setField(i, getters[i].getFieldOrNull(row));
+
+        /** The file's live rows, with the defaults at {@code positions}, in a new file of its spec and partition. */
+        Rewritten rewrite(FileScanTask task, int[] positions) throws IOException {
+            DataFile old = task.file();
+            PartitionSpec spec = table.specs().get(old.specId());
+            FlinkAppenderFactory factory = appenders.computeIfAbsent(
+                    old.specId(), id -> new FlinkAppenderFactory(table, schema, type, props, spec, null, null, null));
+            EncryptedOutputFile out = files.newOutputFile(spec, old.partition());
+            DataWriter<RowData> writer = factory.newDataWriter(out, format, old.partition());
+            long rows = 0;
+            boolean done = false;
+            try {
+                InputFilesDecryptor decryptor =
+                        new InputFilesDecryptor(new BaseCombinedScanTask(task), table.io(), table.encryption());
+                try (CloseableIterator<RowData> it = reader.open(task, decryptor)) {
+                    while (it.hasNext()) {
+                        RowData row = it.next();
+                        GenericRowData copy = new GenericRowData(getters.length);
+                        for (int i = 0; i < getters.length; i++) {
+                            copy.setField(i, getters[i].getFieldOrNull(row));
+                        }
+                        for (int p : positions) {
+                            copy.setField(p, constants[p]);
+                        }
+                        writer.write(copy);
+                        rows++;
                     }
-                    for (int p : positions) {
-                        out.setField(p, values.get(type.getFieldNames().get(p)));
+                }
+                writer.close();
+                done = true;
+            } finally {
+                if (!done) {
+                    try {
+                        writer.close();
+                    } catch (IOException | RuntimeException ignored) {
+                        // the failure that got here is the one to report
                     }
-                    writer.write(out);
-                    rows++;
+                    table.io().deleteFile(out.encryptingOutputFile().location());
                 }
             }
-            writer.close();
-            done = true;
-        } finally {
-            if (!done) {
-                try {
-                    writer.close();
-                } catch (IOException | RuntimeException ignored) {
-                    // the failure that got here is the one to report
-                }
-                table.io().deleteFile(writer.toDataFile().path().toString());
+            if (rows == 0) {
+                // Every row of the file is deleted: it goes without a replacement.
+                table.io().deleteFile(out.encryptingOutputFile().location());
+                return new Rewritten(old, null, 0);
             }
+            return new Rewritten(old, writer.toDataFile(), rows);
         }
-        DataFile written = writer.toDataFile();
-        if (rows == 0) {
-            // Every row of the file is deleted: it goes without a replacement.
-            table.io().deleteFile(written.path().toString());
-            return new Rewritten(old, null, 0);
-        }
-        return new Rewritten(old, written, rows);
     }
 
     /**
      * Replaces the files, per data sequence number one rewrite that gives the new files the old files'
      * number, and removes the fields' marks, in one transaction on top of {@code base}.
      */
-    private static void commit(
-            Table table, Snapshot base, List<Rewritten> rewritten, Set<Integer> done, boolean nothingRead) {
+    private static void commit(Table table, Snapshot base, List<Rewritten> rewritten, Set<Integer> done) {
         Transaction txn = table.newTransaction();
         Map<Long, List<Rewritten>> bySequence = new TreeMap<>();
         for (Rewritten r : rewritten) {

@@ -38,7 +38,6 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -158,6 +157,12 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
         this.tables = new HashMap<>(tables);
         this.maxOpenWriters = maxOpenWriters;
         this.maxBufferedBytes = maxBufferedBytes;
+    }
+
+    /** The format the table writes its data files in ({@code write.format.default}). */
+    static FileFormat fileFormat(Map<String, String> props) {
+        return FileFormat.fromString(
+                props.getOrDefault(TableProperties.DEFAULT_FILE_FORMAT, TableProperties.DEFAULT_FILE_FORMAT_DEFAULT));
     }
 
     /** The page size of the delete files, unless the table sets one. */
@@ -330,9 +335,7 @@ public final class TablesWriter extends AbstractStreamOperator<TableCommittable>
                 props,
                 TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
                 TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
-        FileFormat format = FileFormat.fromString(
-                props.getOrDefault(TableProperties.DEFAULT_FILE_FORMAT, TableProperties.DEFAULT_FILE_FORMAT_DEFAULT)
-                        .toUpperCase(Locale.ROOT));
+        FileFormat format = fileFormat(props);
         RowDataTaskWriterFactory factory =
                 new RowDataTaskWriterFactory(table, target, targetSize, format, props, keyIds, w.upsert);
         factory.initialize(

@@ -172,6 +172,12 @@ class TablesWriterSchemaChangeTest {
         committer.notifyOfCompletedCheckpoint(cp);
     }
 
+    /** Waits until the committer's commit rounds, backfills included, have run. */
+    private static void awaitCommitted(OneInputStreamOperatorTestHarness<TableCommittable, Void> committer)
+            throws InterruptedException {
+        ((TablesCommitter) committer.getOperator()).awaitCommitted();
+    }
+
     private static OneInputStreamOperatorTestHarness<TableCommittable, Void> committer(CatalogLoader loader)
             throws Exception {
         return new OneInputStreamOperatorTestHarness<>(new TablesCommitter(loader, List.of()), 1, 1, 0);
@@ -244,7 +250,7 @@ class TablesWriterSchemaChangeTest {
             w0.processElement(row(V1, RowKind.INSERT, 1, 1, new BigDecimal("1.00"), "a"));
             w1.processElement(row(V1, RowKind.INSERT, 2, 2, new BigDecimal("2.00"), "b"));
             commit(c, flush(1L, w0, w1), 1L);
-            ((TablesCommitter) c.getOperator()).awaitCommitted();
+            awaitCommitted(c);
 
             w0.processElement(row(V1, RowKind.INSERT, 5, 5, new BigDecimal("5.00"), "e"));
             StreamRecord<ChangeEvent> change = addNoteWithDefault();
@@ -253,7 +259,7 @@ class TablesWriterSchemaChangeTest {
             w0.processElement(row(V2, RowKind.INSERT, 3, null, 3L, new BigDecimal("3.00"), "c"));
             w0.processElement(row(V2, RowKind.INSERT, 6, "six", 6L, new BigDecimal("6.00"), "f"));
             commit(c, flush(2L, w0, w1), 2L);
-            ((TablesCommitter) c.getOperator()).awaitCommitted();
+            awaitCommitted(c);
             assertThat(rows())
                     .containsExactly(
                             "id=1, note=none, qty=1, price=1.00, name=a",
@@ -271,7 +277,7 @@ class TablesWriterSchemaChangeTest {
             w0.processElement(row(V2, RowKind.UPDATE_AFTER, 1, "changed", 1L, new BigDecimal("1.00"), "a"));
             w0.processElement(row(V2, RowKind.UPDATE_AFTER, 2, null, 2L, new BigDecimal("2.00"), "b"));
             commit(c, flush(3L, w0, w1), 3L);
-            ((TablesCommitter) c.getOperator()).awaitCommitted();
+            awaitCommitted(c);
         }
         Table table = itemsTable();
         assertThat(rows())
@@ -363,7 +369,7 @@ class TablesWriterSchemaChangeTest {
                             SourcePosition.binlog("b.1", binlog++, 0))
                     .withRowType(after.toRowType())));
             commit(c, flush(1L, w), 1L);
-            ((TablesCommitter) c.getOperator()).awaitCommitted();
+            awaitCommitted(c);
         }
         table.refresh();
         List<String> rows = new ArrayList<>();
@@ -385,7 +391,7 @@ class TablesWriterSchemaChangeTest {
             for (int id = 1; id <= 3; id++) {
                 w.processElement(row(V1, RowKind.INSERT, id, id, new BigDecimal(id + ".00"), "r" + id));
                 commit(c, flush(id, w), id);
-                ((TablesCommitter) c.getOperator()).awaitCommitted();
+                awaitCommitted(c);
             }
             w.processElement(addNoteWithDefault());
             List<Integer> pending = new ArrayList<>();
@@ -395,7 +401,7 @@ class TablesWriterSchemaChangeTest {
                     w.processElement(row(V2, RowKind.UPDATE_AFTER, 3, "three", 3L, new BigDecimal("3.00"), "r3"));
                 }
                 commit(c, flush(cp, w), cp);
-                ((TablesCommitter) c.getOperator()).awaitCommitted();
+                awaitCommitted(c);
                 pending.add(IcebergDefaults.pending(itemsTable()).size());
             }
             // Files of rows 1, 2, 3 a round each (row 3's old file has no live row after checkpoint 5).
@@ -429,7 +435,7 @@ class TablesWriterSchemaChangeTest {
             w.processElement(row(V1, RowKind.INSERT, 1, 1, new BigDecimal("1.00"), "a"));
             w.prepareSnapshotPreBarrier(1L);
             commit(c, w.extractOutputValues(), 1L);
-            ((TablesCommitter) c.getOperator()).awaitCommitted();
+            awaitCommitted(c);
             // The change applied, then the job fails before the next checkpoint.
             w.processElement(addNoteWithDefault());
         }
@@ -439,7 +445,7 @@ class TablesWriterSchemaChangeTest {
         try (OneInputStreamOperatorTestHarness<TableCommittable, Void> restored =
                 new OneInputStreamOperatorTestHarness<>(new TablesCommitter(loader, List.of("lake.items")), 1, 1, 0)) {
             restored.open();
-            ((TablesCommitter) restored.getOperator()).awaitCommitted();
+            awaitCommitted(restored);
         }
         assertThat(rows()).containsExactly("id=1, note=none, qty=1, price=1.00, name=a");
         assertThat(IcebergDefaults.pending(itemsTable())).isEmpty();
