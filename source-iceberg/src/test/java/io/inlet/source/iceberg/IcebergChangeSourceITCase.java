@@ -6,7 +6,6 @@ import io.inlet.source.iceberg.internal.TestTables;
 
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.hadoop.HadoopCatalog;
@@ -61,8 +60,7 @@ class IcebergChangeSourceITCase {
                 .jobName("iceberg to iceberg")
                 .build()
                 .executeAsync();
-        try (HadoopCatalog target =
-                new HadoopCatalog(new Configuration(false), downstream.toUri().toString())) {
+        try (HadoopCatalog target = TestTables.catalog(downstream)) {
             for (int snapshot = 1; snapshot <= 6; snapshot++) {
                 awaitEqual(source, target, snapshot);
                 churn.commit(snapshot, 15);

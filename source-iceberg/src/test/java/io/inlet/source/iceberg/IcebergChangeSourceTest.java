@@ -17,7 +17,6 @@ import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.utils.JoinedRowData;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.InstantiationUtil;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -113,8 +112,7 @@ class IcebergChangeSourceTest {
 
     @Test
     void aTableThatCannotBeReadAsAChangelogIsRefusedWhenTheTablesAreDiscovered() {
-        try (HadoopCatalog catalog =
-                new HadoopCatalog(new Configuration(false), warehouse.toUri().toString())) {
+        try (HadoopCatalog catalog = TestTables.catalog(warehouse)) {
             catalog.createTable(
                     TableIdentifier.of("db", "keyless"),
                     new Schema(Types.NestedField.required(1, "id", Types.LongType.get())),

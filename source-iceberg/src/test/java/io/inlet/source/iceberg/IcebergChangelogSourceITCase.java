@@ -53,9 +53,7 @@ class IcebergChangelogSourceITCase {
 
     private CatalogLoader loader() {
         return CatalogLoader.hadoop(
-                "lake",
-                new org.apache.hadoop.conf.Configuration(false),
-                Map.of("warehouse", warehouse.toUri().toString()));
+                "lake", new org.apache.hadoop.conf.Configuration(false), TestTables.catalogProperties(warehouse));
     }
 
     /** The table's changelog, looked for every 100 ms. */

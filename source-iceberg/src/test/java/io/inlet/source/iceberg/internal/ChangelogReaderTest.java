@@ -26,7 +26,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -130,7 +129,7 @@ class ChangelogReaderTest {
                 CatalogLoader.hadoop(
                         "lake",
                         new org.apache.hadoop.conf.Configuration(false),
-                        Map.of("warehouse", warehouse.toUri().toString())),
+                        TestTables.catalogProperties(warehouse)),
                 "db." + table.name().substring(table.name().lastIndexOf('.') + 1),
                 SchemaParser.toJson(table.schema()));
         reader.start();

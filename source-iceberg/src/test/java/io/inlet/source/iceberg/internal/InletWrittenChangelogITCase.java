@@ -9,7 +9,6 @@ import io.inlet.sink.iceberg.WriteMode;
 
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.DataTypes;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -99,8 +98,7 @@ class InletWrittenChangelogITCase {
                 .build()
                 .execute();
 
-        try (HadoopCatalog catalog =
-                new HadoopCatalog(new Configuration(false), warehouse.toUri().toString())) {
+        try (HadoopCatalog catalog = TestTables.catalog(warehouse)) {
             Table table = catalog.loadTable(TableIdentifier.of("db", "churn"));
             Map<String, String> expected = new TreeMap<>();
             model.forEach((k, row) -> expected.put(k, (String) row[2]));

@@ -5,7 +5,6 @@ import io.inlet.core.InletStopException;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.RowKind;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
@@ -280,8 +279,7 @@ class SnapshotChangesTest {
                         Types.NestedField.required(2, "region", Types.IntegerType.get())),
                 Set.of(1, 2));
         Table table;
-        try (HadoopCatalog catalog =
-                new HadoopCatalog(new Configuration(false), warehouse.toUri().toString())) {
+        try (HadoopCatalog catalog = TestTables.catalog(warehouse)) {
             table = catalog.createTable(
                     TableIdentifier.of("db", "keys_only_" + keysFromState),
                     keysOnly,

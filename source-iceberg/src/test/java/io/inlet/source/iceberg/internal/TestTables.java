@@ -48,14 +48,32 @@ public final class TestTables {
 
     private TestTables() {}
 
+    /**
+     * The properties of the tests' Hadoop catalog over {@code warehouse}. Its lock is Inlet's
+     * JVM-wide one: Iceberg's default in-memory lock shares one heartbeat scheduler per JVM and
+     * shuts it down when any catalog closes, so a job of an earlier test closing its catalog failed
+     * this test's next commit with RejectedExecutionException.
+     */
+    public static Map<String, String> catalogProperties(Path warehouse) {
+        return Map.of(
+                "warehouse", warehouse.toUri().toString(), "lock-impl", "io.inlet.iceberg.internal.JvmLockManager");
+    }
+
+    /** The tests' Hadoop catalog over {@code warehouse}; see {@link #catalogProperties}. */
+    public static HadoopCatalog catalog(Path warehouse) {
+        HadoopCatalog catalog = new HadoopCatalog();
+        catalog.setConf(new Configuration(false));
+        catalog.initialize("lake", catalogProperties(warehouse));
+        return catalog;
+    }
+
     public static Table create(Path warehouse, String name, boolean partitioned) {
         return create(warehouse, name, partitioned, FileFormat.AVRO);
     }
 
     /** A table whose files are in the given format. */
     public static Table create(Path warehouse, String name, boolean partitioned, FileFormat format) {
-        HadoopCatalog catalog =
-                new HadoopCatalog(new Configuration(false), warehouse.toUri().toString());
+        HadoopCatalog catalog = catalog(warehouse);
         PartitionSpec spec = partitioned
                 ? PartitionSpec.builderFor(SCHEMA).identity("region").build()
                 : PartitionSpec.unpartitioned();
