@@ -620,7 +620,7 @@ public final class Pipeline {
                     }
                 }
                 try {
-                    sink.validate(tables, source.followsSchemaChanges());
+                    sink.validate(tables, source.followsSchemaChanges(), source.keepsDroppedColumns());
                 } catch (InletValidationException e) {
                     e.problems().forEach(p -> problems.add(label + ": " + p));
                 }
@@ -724,6 +724,7 @@ public final class Pipeline {
                 String prefix = sinkPrefixes.get(i);
                 boolean repeats = source.mayRepeatChanges();
                 boolean followed = source.followsSchemaChanges();
+                boolean kept = source.keepsDroppedColumns();
                 sink.addSink(stream, new SinkContext() {
                     @Override
                     public List<TableDescriptor> tables() {
@@ -743,6 +744,11 @@ public final class Pipeline {
                     @Override
                     public boolean schemaChangesFollowed() {
                         return followed;
+                    }
+
+                    @Override
+                    public boolean droppedColumnsKept() {
+                        return kept;
                     }
 
                     @Override

@@ -167,6 +167,14 @@ public final class SchemaChangePolicy implements Serializable {
         return followed.contains(kind);
     }
 
+    /**
+     * Whether the source sends schema changes and a dropped or renamed column stays in the lake (not
+     * followed): {@code lenient}, or {@code drop.column} or {@code rename.column} left out.
+     */
+    public boolean keepsDroppedColumns() {
+        return sendsChanges() && (!follows(ColumnChange.Kind.DROPPED) || !follows(ColumnChange.Kind.RENAMED));
+    }
+
     /** The kinds the lake follows. */
     public Set<ColumnChange.Kind> followed() {
         return Collections.unmodifiableSet(followed);

@@ -70,6 +70,18 @@ public interface ChangeSink {
     }
 
     /**
+     * As {@link #validate(List, boolean)}, knowing also whether the source keeps dropped and renamed
+     * columns in the lake ({@link ChangeSource#keepsDroppedColumns()}): an existing table may then have
+     * columns the rows lack, which the sink writes on as NULL. The pipeline calls this one; the default
+     * checks as {@link #validate(List, boolean)}.
+     *
+     * @throws io.inlet.core.InletValidationException naming the table, the option and the fix
+     */
+    default void validate(List<TableDescriptor> tables, boolean schemaChangesFollowed, boolean droppedColumnsKept) {
+        validate(tables, schemaChangesFollowed);
+    }
+
+    /**
      * Whether the sink takes some schema changes only by stopping the job with a {@link
      * io.inlet.core.RebuildRequiredException}, to be rebuilt with the tables' new schemas and restored
      * from its latest retained checkpoint ({@link io.inlet.core.PipelineRunner} does both). Such a

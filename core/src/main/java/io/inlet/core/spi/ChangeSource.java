@@ -53,4 +53,14 @@ public interface ChangeSource {
     default boolean followsSchemaChanges() {
         return false;
     }
+
+    /**
+     * Whether a column dropped or renamed at the source stays in the lake with the values it had
+     * ({@code schema-change.behavior} = {@code lenient}, or {@code drop.column} / {@code rename.column}
+     * excluded): a sink may then find columns in its existing tables that the source's tables no
+     * longer have, and rows written from now on leave them NULL. Implies {@link #followsSchemaChanges()}.
+     */
+    default boolean keepsDroppedColumns() {
+        return false;
+    }
 }

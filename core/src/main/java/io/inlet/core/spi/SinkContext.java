@@ -26,6 +26,11 @@ public interface SinkContext {
         return false;
     }
 
+    /** Whether dropped and renamed columns stay in the lake; see {@link ChangeSource#keepsDroppedColumns()}. */
+    default boolean droppedColumnsKept() {
+        return false;
+    }
+
     /**
      * The source's {@link SnapshotSignal}s, if it sends any: a sink that consumes them removes the
      * rows a new snapshot over its existing tables no longer finds. Every table of {@link #tables()}

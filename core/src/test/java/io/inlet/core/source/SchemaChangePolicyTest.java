@@ -30,6 +30,19 @@ class SchemaChangePolicyTest {
     }
 
     @Test
+    void droppedColumnsStayWhereDropsOrRenamesAreNotFollowed() {
+        assertThat(SchemaChangePolicy.of(SchemaChangeBehavior.LENIENT).keepsDroppedColumns())
+                .isTrue();
+        assertThat(SchemaChangePolicy.of(SchemaChangeBehavior.EVOLVE, null, "rename.column")
+                        .keepsDroppedColumns())
+                .isTrue();
+        assertThat(SchemaChangePolicy.of(SchemaChangeBehavior.EVOLVE).keepsDroppedColumns())
+                .isFalse();
+        assertThat(SchemaChangePolicy.of(SchemaChangeBehavior.FAIL).keepsDroppedColumns())
+                .isFalse(); // sends no change: the tables must match
+    }
+
+    @Test
     void includeAndExcludeTakeFlinkCdcsTags() {
         SchemaChangePolicy p = SchemaChangePolicy.of(
                 SchemaChangeBehavior.EVOLVE, "add.column, alter.column.type,DROP.COLUMN", "drop.column");

@@ -88,6 +88,11 @@ public final class HudiSink implements ChangeSink {
     private final transient Map<TableId, Optional<Properties>> existingTables = new HashMap<>();
     /** Each existing table's schema now (its newest commit's), read once per build. */
     private final transient Map<TableId, Optional<Schema>> currentSchemas = new HashMap<>();
+    /**
+     * Whether the source keeps dropped and renamed columns in the lake, as the last build said: the
+     * table's columns the rows lack are then written on, NULL.
+     */
+    private transient boolean droppedColumnsKept;
 
     private HudiSink(Builder b) {
         this.path = b.path.replaceAll("/+$", "");
@@ -242,6 +247,19 @@ public final class HudiSink implements ChangeSink {
      */
     @Override
     public void validate(List<TableDescriptor> tables, boolean schemaChangesFollowed) {
+        validate(tables, schemaChangesFollowed, false);
+    }
+
+    /**
+     * As {@link #validate(List, boolean)}; when the source keeps dropped and renamed columns in the lake
+     * ({@code schema-change.behavior} = {@code lenient}, or {@code exclude.schema.changes} with {@code
+     * drop.column} or {@code rename.column}), a column the existing table has and the rows lack is no
+     * problem either: the sink writes it on, NULL in every row written from now on, as the job before it
+     * did after the drop or rename. {@link #writeRowType} then has it after the rows' columns.
+     */
+    @Override
+    public void validate(List<TableDescriptor> tables, boolean schemaChangesFollowed, boolean droppedColumnsKept) {
+        this.droppedColumnsKept = schemaChangesFollowed && droppedColumnsKept;
         existingTables.clear(); // a sink may serve several pipelines, one after another: read the tables again
         currentSchemas.clear();
         List<String> problems = new ArrayList<>();
@@ -296,7 +314,8 @@ public final class HudiSink implements ChangeSink {
                             pre,
                             partitions(t),
                             addsPrecombine(t),
-                            schemaChangesFollowed));
+                            schemaChangesFollowed,
+                            this.droppedColumnsKept));
                 }
             } catch (InletValidationException e) {
                 problems.addAll(e.problems()); // the table cannot be read: the message names the path and the fix
@@ -337,6 +356,12 @@ public final class HudiSink implements ChangeSink {
             }
             fields.add(new RowType.RowField(c.name(), type, c.comment().orElse(null)));
         }
+        for (Schema.Field kept : keptColumns(t)) {
+            fields.add(new RowType.RowField(
+                    kept.name(),
+                    HudiColumns.flinkType(kept.schema()),
+                    "no longer at the source (dropped or renamed); NULL in rows written since"));
+        }
         if (addsPrecombine(t)) {
             fields.add(new RowType.RowField(
                     precombine(t),
@@ -353,8 +378,24 @@ public final class HudiSink implements ChangeSink {
         return new RowType(false, fields);
     }
 
+    /**
+     * The existing table's columns the rows of {@code t} lack, in the table's order, where the source
+     * keeps dropped and renamed columns; else none.
+     */
+    private List<Schema.Field> keptColumns(TableDescriptor t) {
+        Optional<Schema> table = currentSchema(t);
+        if (!droppedColumnsKept || table.isEmpty()) {
+            return List.of();
+        }
+        return table.get().getFields().stream()
+                .filter(f -> !f.name().startsWith("_hoodie_") && t.indexOf(f.name()) < 0)
+                .filter(f -> !(addsPrecombine(t) && f.name().equals(precombine(t))))
+                .collect(Collectors.toList());
+    }
+
     @Override
     public void addSink(DataStream<ChangeEvent> stream, SinkContext context) {
+        droppedColumnsKept = context.schemaChangesFollowed() && context.droppedColumnsKept();
         // Hudi's writer sends its records between operators through Kryo; see the serializer for why.
         HoodieRecordKryoSerializer.register(stream.getExecutionEnvironment().getConfig());
         Map<TableId, OutputTag<RowData>> tags = new LinkedHashMap<>();
@@ -363,7 +404,10 @@ public final class HudiSink implements ChangeSink {
         Map<TableId, RowType> writeTypes = new HashMap<>();
         Map<TableId, Integer> added = new HashMap<>();
         Map<TableId, Set<String>> newColumns = new HashMap<>();
+        Map<TableId, Set<String>> kept = new HashMap<>();
         for (TableDescriptor t : context.tables()) {
+            kept.put(
+                    t.tableId(), keptColumns(t).stream().map(Schema.Field::name).collect(Collectors.toSet()));
             Optional<Schema> table = currentSchema(t);
             newColumns.put(
                     t.tableId(),
@@ -380,7 +424,7 @@ public final class HudiSink implements ChangeSink {
             tags.put(t.tableId(), new OutputTag<>("hudi-" + t.tableId().identifier(), InternalTypeInfo.of(write)));
         }
         SingleOutputStreamOperator<RowData> split = stream.process(
-                        new HudiRowShaper(tags, sourceTypes, writeTypes, added, keepChangelog, newColumns),
+                        new HudiRowShaper(tags, sourceTypes, writeTypes, added, keepChangelog, newColumns, kept),
                         tags.values().iterator().next().getTypeInfo())
                 .name("Hudi: split by table")
                 .uid(context.uid("split"))

@@ -213,6 +213,48 @@ class HudiSinkTest {
                 .hasMessageContaining("has a column 'region' the rows of shop.orders do not have");
     }
 
+    /**
+     * A job rebuilt (or restarted) under {@code lenient} after columns were dropped at the source: the table
+     * keeps them, and the sink writes them on after the rows' columns, typed from the table, NULL.
+     */
+    @Test
+    void columnsTheSourceDroppedStayInTheWriteTypeWhereTheSourceKeepsThem(@TempDir Path lake) throws IOException {
+        HudiSink sink = HudiSink.builder().path(lake.toUri().toString()).build();
+        createTableWithoutTheSoftDeleteFlag(sink);
+        TableDescriptor idOnly =
+                ORDERS.toBuilder().columns(ORDERS.columns().subList(0, 1)).build();
+        assertThatThrownBy(() -> sink.validate(List.of(idOnly), true, false))
+                .hasMessageContaining("has a column 'qty' the rows of shop.orders do not have")
+                .hasMessageContaining("'exclude.schema.changes' = 'drop.column, rename.column'");
+        // Without following schema changes, keeping dropped columns means nothing: the table must match.
+        assertThatThrownBy(() -> sink.validate(List.of(idOnly), false, true)).hasMessageContaining("has the columns");
+        sink.validate(List.of(idOnly), true, true);
+        assertThat(sink.writeRowType(idOnly).asSummaryString())
+                .isEqualTo("ROW<`id` BIGINT NOT NULL, `qty` INT '...', `at` TIME(3) '...', `region` STRING '...',"
+                        + " `_source_position` BIGINT NOT NULL '...'> NOT NULL");
+    }
+
+    @Test
+    void aKeptColumnOfATypeTheSinkNeverWritesIsRefused(@TempDir Path lake) throws IOException {
+        HudiSink sink = HudiSink.builder().path(lake.toUri().toString()).build();
+        TableDescriptor events = TableDescriptor.builder(TableId.of("shop", "events"))
+                .column("id", DataTypes.BIGINT())
+                .primaryKey("id")
+                .build();
+        HoodieTableMetaClient.withPropertyBuilder()
+                .setTableType(HoodieTableType.MERGE_ON_READ)
+                .setTableName("events")
+                .setRecordKeyFields("id")
+                .setPreCombineField("_source_position")
+                .setTableCreateSchema(
+                        "{\"type\":\"record\",\"name\":\"r\",\"fields\":[{\"name\":\"id\",\"type\":\"long\"},"
+                                + "{\"name\":\"tags\",\"type\":[\"null\",{\"type\":\"array\",\"items\":\"string\"}]},"
+                                + "{\"name\":\"_source_position\",\"type\":\"long\"}]}")
+                .initTable(new org.apache.hadoop.conf.Configuration(false), sink.tablePath(events.tableId()));
+        assertThatThrownBy(() -> sink.validate(List.of(events), true, true))
+                .hasMessageContaining("has a column 'tags' the rows of shop.events do not have, stored as Avro array");
+    }
+
     @Test
     void aTimestampOfAnotherPrecisionIsRefusedAsHudiWouldReadItsOldValuesInTheWrongUnit(@TempDir Path lake)
             throws IOException {

@@ -428,6 +428,12 @@ public final class DebeziumKafkaSource implements ChangeSource {
         return schemaChangePolicy.sendsChanges();
     }
 
+    /** Whether dropped and renamed columns stay in the lake (lenient, or excluded from the ones followed). */
+    @Override
+    public boolean keepsDroppedColumns() {
+        return schemaChangePolicy.keepsDroppedColumns();
+    }
+
     @Override
     public String toString() {
         return "DebeziumKafkaSource{" + bootstrapServers + ", "

@@ -402,6 +402,12 @@ public final class MySqlCdcSource implements ChangeSource {
         return schemaChangePolicy.sendsChanges();
     }
 
+    /** Whether dropped and renamed columns stay in the lake (lenient, or excluded from the ones followed). */
+    @Override
+    public boolean keepsDroppedColumns() {
+        return schemaChangePolicy.keepsDroppedColumns();
+    }
+
     /** Never shows the password. */
     @Override
     public String toString() {

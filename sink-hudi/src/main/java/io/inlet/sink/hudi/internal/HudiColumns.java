@@ -7,12 +7,14 @@ import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.BooleanType;
+import org.apache.flink.table.types.logical.DateType;
 import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.DoubleType;
 import org.apache.flink.table.types.logical.FloatType;
 import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.SmallIntType;
 import org.apache.flink.table.types.logical.TimeType;
 import org.apache.flink.table.types.logical.TimestampType;
@@ -55,6 +57,20 @@ public final class HudiColumns {
      */
     public static boolean storedAlike(LogicalType a, LogicalType b) {
         return stored(a).equals(stored(b));
+    }
+
+    /**
+     * Whether Hudi's writer stores values of the two types as the same Avro type and logical type, and
+     * reads them back alike: also a TIMESTAMP(0) and a TIMESTAMP(3) (both {@code timestamp-millis}), as
+     * a column the table keeps is typed from its Avro field ({@link #flinkType}), which has no precision.
+     * DECIMALs only of the same precision and scale.
+     */
+    public static boolean sameAvro(LogicalType a, LogicalType b) {
+        if (a.getTypeRoot() == LogicalTypeRoot.DECIMAL || b.getTypeRoot() == LogicalTypeRoot.DECIMAL) {
+            return storedAlike(a, b);
+        }
+        return avroBase(written(a)).equals(avroBase(written(b)))
+                && Objects.equals(avroLogical(written(a)), avroLogical(written(b)));
     }
 
     /**
@@ -121,6 +137,51 @@ public final class HudiColumns {
                 return new FloatType(nullable);
             case DOUBLE:
                 return new DoubleType(nullable);
+            default:
+                return null;
+        }
+    }
+
+    /**
+     * The Flink type Hudi 0.14's writer stores as the table's Avro field, nullable: the inverse of its
+     * converter for the types Inlet writes (strings as STRING, bytes as BYTES, times at millisecond
+     * precision); null for a field no Inlet column is stored as (a record, array, map, enum, or a logical
+     * type the writer does not make).
+     */
+    @Nullable
+    public static LogicalType flinkType(Schema field) {
+        LogicalType numeric = numeric(field);
+        if (numeric != null) {
+            return numeric.copy(true);
+        }
+        Schema s = valueOf(field);
+        String logical = s.getLogicalType() == null ? null : s.getLogicalType().getName();
+        switch (s.getType()) {
+            case STRING:
+                return logical == null ? new VarCharType(true, VarCharType.MAX_LENGTH) : null;
+            case BYTES:
+                return logical == null ? new VarBinaryType(true, VarBinaryType.MAX_LENGTH) : null;
+            case INT:
+                if ("date".equals(logical)) {
+                    return new DateType(true);
+                }
+                return "time-millis".equals(logical) ? new TimeType(true, 3) : null;
+            case LONG:
+                if (logical == null) {
+                    return null;
+                }
+                switch (logical) {
+                    case "timestamp-millis":
+                        return new TimestampType(true, 3);
+                    case "timestamp-micros":
+                        return new TimestampType(true, 6);
+                    case "local-timestamp-millis":
+                        return new LocalZonedTimestampType(true, 3);
+                    case "local-timestamp-micros":
+                        return new LocalZonedTimestampType(true, 6);
+                    default:
+                        return null;
+                }
             default:
                 return null;
         }

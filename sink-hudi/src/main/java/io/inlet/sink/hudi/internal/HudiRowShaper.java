@@ -55,7 +55,7 @@ import java.util.Set;
 @Internal
 public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> implements CheckpointedFunction {
 
-    private static final long serialVersionUID = 2L;
+    private static final long serialVersionUID = 3L;
 
     private static final Logger LOG = LoggerFactory.getLogger(HudiRowShaper.class);
 
@@ -65,6 +65,8 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> i
     private final HashMap<TableId, Integer> added;
     private final HashMap<TableId, Boolean> changelog;
     private final HashMap<TableId, HashSet<String>> newColumns;
+    /** Per table, the columns its Hudi table keeps that the source no longer has (dropped or renamed). */
+    private final HashMap<TableId, HashSet<String>> keptColumns;
 
     private transient Map<TableId, Map<RowType, Shape>> shapes;
     /** Per table, the columns new to its Hudi table that no row written yet had. */
@@ -86,6 +88,8 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> i
      * @param writeTypes each table's row type in Hudi
      * @param added how many columns the sink adds at the end of each table's write type (precombine, soft delete)
      * @param newColumns per table, the columns its Hudi table did not have when the job was built
+     * @param keptColumns per table, the columns its Hudi table keeps though the source dropped or renamed
+     *     them ({@code lenient}): rows leave them NULL, and no schema change needs them
      */
     public HudiRowShaper(
             Map<TableId, OutputTag<RowData>> tags,
@@ -93,7 +97,8 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> i
             Map<TableId, RowType> writeTypes,
             Map<TableId, Integer> added,
             Map<TableId, Boolean> changelog,
-            Map<TableId, ? extends Set<String>> newColumns) {
+            Map<TableId, ? extends Set<String>> newColumns,
+            Map<TableId, ? extends Set<String>> keptColumns) {
         this.tags = new HashMap<>(tags);
         this.sourceTypes = new HashMap<>(sourceTypes);
         this.writeTypes = new HashMap<>(writeTypes);
@@ -101,6 +106,8 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> i
         this.changelog = new HashMap<>(changelog);
         this.newColumns = new HashMap<>();
         newColumns.forEach((id, columns) -> this.newColumns.put(id, new HashSet<>(columns)));
+        this.keptColumns = new HashMap<>();
+        keptColumns.forEach((id, columns) -> this.keptColumns.put(id, new HashSet<>(columns)));
     }
 
     private enum Conversion {
@@ -281,7 +288,9 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> i
         }
         for (int i = 0; i < n; i++) {
             String column = write.getFieldNames().get(i);
-            if (after.getFieldIndex(column) < 0 && !unwritten(id).contains(column)) {
+            if (after.getFieldIndex(column) < 0
+                    && !unwritten(id).contains(column)
+                    && !keptColumns.getOrDefault(id, new HashSet<>()).contains(column)) {
                 cannot.add("column '" + column + "' is no longer in the rows (dropped or renamed), and Hudi 0.14"
                         + " writes whole rows, so each row written from now on would overwrite its value with NULL."
                         + " To keep the column and its values, set 'exclude.schema.changes' = 'drop.column,"
@@ -299,7 +308,7 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> i
             if (HudiColumns.widens(have, now)) {
                 cannot.add("column '" + f.getName() + "' widened from " + have.asSummaryString() + " to "
                         + now.asSummaryString() + ". " + HudiColumns.NO_WIDENING);
-            } else if (!HudiColumns.storedAlike(now, have) && !HudiColumns.widens(now, have)) {
+            } else if (!HudiColumns.sameAvro(now, have) && !HudiColumns.widens(now, have)) {
                 cannot.add("column '" + f.getName() + "' changed from " + have.asSummaryString() + " to "
                         + now.asSummaryString() + ", which Hudi cannot read its rows written before as");
             } else if (now.isNullable() && !have.isNullable()) { // the table's column holds every value, not NULL

@@ -103,7 +103,8 @@ public final class HudiTables {
      * Differences between the existing table (its schema now: {@code current}) and the one the sink
      * would write; empty when none. With {@code schemaChangesFollowed} the rows may have columns the
      * table lacks, or a column narrower than the table holds it (see {@link HudiColumns}); never lack
-     * one the table has, or have one wider.
+     * one the table has (unless {@code droppedColumnsKept}: the source keeps dropped and renamed columns in
+     * the lake, and the rows leave them NULL), or have one wider.
      */
     public static List<String> differences(
             String basePath,
@@ -114,7 +115,8 @@ public final class HudiTables {
             String precombine,
             List<String> partitionFields,
             boolean precombineAdded,
-            boolean schemaChangesFollowed) {
+            boolean schemaChangesFollowed,
+            boolean droppedColumnsKept) {
         List<String> problems = new ArrayList<>();
         String where = "The existing Hudi table at " + basePath;
         String type = existing.getProperty("hoodie.table.type");
@@ -158,7 +160,7 @@ public final class HudiTables {
                 rowColumns.add(precombine);
             }
             if (schemaChangesFollowed) {
-                problems.addAll(evolvable(where, schema, tableColumns, rowColumns, t));
+                problems.addAll(evolvable(where, schema, tableColumns, rowColumns, t, droppedColumnsKept));
             } else if (!tableColumns.equals(rowColumns)) {
                 problems.add(where + " has the columns " + tableColumns + ", the rows of " + t.tableId() + " have "
                         + rowColumns + ". Align the table or write to another path.");
@@ -179,14 +181,29 @@ public final class HudiTables {
 
     /** What keeps the rows from being written on into the table's columns after schema changes. */
     private static List<String> evolvable(
-            String where, Schema schema, List<String> tableColumns, List<String> rowColumns, TableDescriptor t) {
+            String where,
+            Schema schema,
+            List<String> tableColumns,
+            List<String> rowColumns,
+            TableDescriptor t,
+            boolean droppedColumnsKept) {
         List<String> problems = new ArrayList<>();
         for (String column : tableColumns) {
-            if (!rowColumns.contains(column)) {
+            if (rowColumns.contains(column)) {
+                continue;
+            }
+            Schema field = schema.getField(column).schema();
+            if (droppedColumnsKept && HudiColumns.flinkType(field) == null) {
+                problems.add(where + " has a column '" + column + "' the rows of " + t.tableId() + " do not have,"
+                        + " stored as Avro " + HudiColumns.describe(field) + ", which the sink cannot write on"
+                        + " as NULL (it writes no such column). Write to another path.");
+            } else if (!droppedColumnsKept) {
                 problems.add(where + " has a column '" + column + "' the rows of " + t.tableId() + " do not have"
                         + " (dropped or renamed at the source; columns now: " + rowColumns + "). Hudi 0.14 writes"
                         + " whole rows, so each row written would overwrite its value with NULL. Keep the column"
-                        + " at the source, or write to another path.");
+                        + " at the source, write to another path, or, to keep the column's values in the rows"
+                        + " that do not change, set 'exclude.schema.changes' = 'drop.column, rename.column' (or"
+                        + " 'schema-change.behavior' = 'lenient') on the source.");
             }
         }
         for (Column c : t.columns()) {

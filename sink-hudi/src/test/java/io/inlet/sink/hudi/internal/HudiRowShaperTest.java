@@ -70,7 +70,8 @@ class HudiRowShaperTest {
                 Map.of(T, WRITE),
                 Map.of(T, 1),
                 Map.of(T, false),
-                Map.of(T, newToTheTable));
+                Map.of(T, newToTheTable),
+                Map.of());
     }
 
     /** A harness of the shaper restored from the snapshot, as a job restored from that checkpoint runs it. */
@@ -183,6 +184,62 @@ class HudiRowShaperTest {
                     .isNotInstanceOf(RebuildRequiredException.class)
                     .hasMessageContaining("column 'note' is no longer in the rows (dropped or renamed)")
                     .hasMessageContaining("'exclude.schema.changes' = 'drop.column, rename.column'");
+        }
+    }
+
+    /**
+     * A job rebuilt under {@code lenient} after a drop and a rename: its rows are MySQL's now, without
+     * the columns the Hudi table keeps ({@code v}, the dropped one, {@code name}, the old name). They are
+     * written NULL, and a later change without them is no drop: it passes, or asks for a rebuild when it
+     * adds a column, as for any table.
+     */
+    @Test
+    void columnsTheTableKeepsAfterADropAreWrittenNullAndNoLaterChangeNeedsThem() throws Exception {
+        TableDescriptor now = TableDescriptor.builder(T)
+                .column("id", DataTypes.INT().notNull())
+                .column("note", DataTypes.VARCHAR(50))
+                .column("label", DataTypes.VARCHAR(20))
+                .primaryKey("id")
+                .build();
+        RowType write = RowType.of(
+                new org.apache.flink.table.types.logical.LogicalType[] {
+                    new IntType(false),
+                    new VarCharType(50),
+                    new VarCharType(20),
+                    new BigIntType(true),
+                    new VarCharType(VarCharType.MAX_LENGTH),
+                    new BigIntType(false)
+                },
+                new String[] {"id", "note", "label", "v", "name", "_source_position"});
+        HudiRowShaper shaper = new HudiRowShaper(
+                Map.of(T, new OutputTag<>("hudi-db.t", InternalTypeInfo.of(write))),
+                Map.of(T, now.toRowType()),
+                Map.of(T, write),
+                Map.of(T, 1),
+                Map.of(T, false),
+                Map.of(T, Set.of("label")),
+                Map.of(T, Set.of("v", "name")));
+        try (OneInputStreamOperatorTestHarness<ChangeEvent, RowData> h =
+                ProcessFunctionTestHarnesses.forProcessFunction(shaper)) {
+            h.processElement(row(now, 110, 1, StringData.fromString("n"), StringData.fromString("uno")), 0);
+            TableDescriptor longer = version(
+                    3,
+                    now.toBuilder()
+                            .columns(List.of(
+                                    now.columns().get(0),
+                                    now.columns().get(1),
+                                    now.columns().get(2).withType(DataTypes.VARCHAR(200)))));
+            h.processElement(change(now, longer, 120), 0);
+            long order110 = SourcePosition.binlogOrder("mysql-bin.000001", 110, 0);
+            assertThat(h.getSideOutput(new OutputTag<>("hudi-db.t", InternalTypeInfo.of(write))).stream()
+                            .map(r -> r.getValue().toString())
+                            .collect(Collectors.toList()))
+                    .containsExactly("+I(1,n,uno,null,null," + order110 + ")");
+            TableDescriptor extra = version(4, longer.toBuilder().column("email", DataTypes.VARCHAR(80)));
+            assertThatThrownBy(() -> h.processElement(change(longer, extra, 130), 0))
+                    .isInstanceOf(RebuildRequiredException.class)
+                    .hasMessageContaining("column 'email' VARCHAR(80) is new")
+                    .hasMessageNotContaining("no longer in the rows");
         }
     }
 
