@@ -1,5 +1,6 @@
 package io.inlet.testing;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -21,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+@Tag("harness") // the harness is the same on every Flink line: its own tests run on 1.17 only (pom.xml)
 @ExtendWith(MariaDbExtension.class)
 class MariaDbServerITCase {
 

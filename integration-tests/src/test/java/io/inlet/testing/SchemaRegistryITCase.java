@@ -1,5 +1,6 @@
 package io.inlet.testing;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -7,6 +8,7 @@ import java.net.http.HttpResponse;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+@Tag("harness") // the harness is the same on every Flink line: its own tests run on 1.17 only (pom.xml)
 @ExtendWith(SchemaRegistryExtension.class)
 class SchemaRegistryITCase {
 

@@ -73,6 +73,8 @@ public final class KafkaBroker extends ServiceProcess implements ExtensionContex
                     List.of(
                             javaBinary(),
                             "-Xmx256m",
+                            // A run of seconds: C2 compiler threads would only take the CPU of the 2-core CI machine.
+                            "-XX:TieredStopAtLevel=1",
                             log4jArg,
                             "-cp",
                             classpath,

@@ -61,6 +61,9 @@ public final class SchemaRegistry extends ServiceProcess implements ExtensionCon
                     "-Xms64m",
                     "-Xmx512m",
                     "-XX:+UseParallelGC",
+                    // Lookups are few and cached by the clients: C2's compiler threads would only take the CPU
+                    // the jobs under test need on a 2-core machine. (The broker keeps C2: benchmarks use it.)
+                    "-XX:TieredStopAtLevel=1",
                     "-Dquarkus.http.host=127.0.0.1",
                     "-Dquarkus.http.port=" + port,
                     "-Dquarkus.management.enabled=false",

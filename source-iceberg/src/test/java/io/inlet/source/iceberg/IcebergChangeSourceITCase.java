@@ -1,17 +1,20 @@
 package io.inlet.source.iceberg;
 
 import io.inlet.core.Pipeline;
+import io.inlet.core.testing.MiniClusters;
 import io.inlet.sink.iceberg.IcebergSink;
 import io.inlet.source.iceberg.internal.TestTables;
 
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -28,6 +31,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @Tag("every-flink-line") // run on Flink 1.18 too (see the README, Run the tests)
 class IcebergChangeSourceITCase {
+
+    /** One cluster for the class's jobs: starting one per job cost seconds each. */
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = MiniClusters.extension(4);
 
     @TempDir
     Path upstream;

@@ -1,5 +1,6 @@
 package io.inlet.source.iceberg;
 
+import io.inlet.core.testing.MiniClusters;
 import io.inlet.source.iceberg.IcebergSourceOptions.BeforeImages;
 import io.inlet.source.iceberg.internal.TestTables;
 
@@ -17,6 +18,7 @@ import org.apache.flink.streaming.api.functions.sink.SinkFunction;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.CloseableIterator;
@@ -25,6 +27,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.CatalogLoader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -47,6 +50,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * the reading job (no change lost or twice).
  */
 class IcebergChangelogSourceITCase {
+
+    /** One cluster for the class's jobs: starting one per job cost seconds each. */
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = MiniClusters.extension(4);
 
     @TempDir
     Path warehouse;

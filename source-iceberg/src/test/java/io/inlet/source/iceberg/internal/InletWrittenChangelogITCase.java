@@ -3,16 +3,19 @@ package io.inlet.source.iceberg.internal;
 import io.inlet.core.Pipeline;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
+import io.inlet.core.testing.MiniClusters;
 import io.inlet.core.testing.ValuesChangeSource;
 import io.inlet.sink.iceberg.IcebergSink;
 import io.inlet.sink.iceberg.WriteMode;
 
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.hadoop.HadoopCatalog;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -34,6 +37,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * snapshot.
  */
 class InletWrittenChangelogITCase {
+
+    /** One cluster for the class's jobs: starting one per job cost seconds each. */
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = MiniClusters.extension(4);
 
     private static final TableDescriptor CHURN = TableDescriptor.builder(TableId.of("db", "churn"))
             .column("id", DataTypes.BIGINT().notNull())
