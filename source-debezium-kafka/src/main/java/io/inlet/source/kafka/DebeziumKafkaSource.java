@@ -123,6 +123,8 @@ public final class DebeziumKafkaSource implements ChangeSource {
 
     private transient Map<String, TableDescriptor> tablesByTopic;
     private transient Map<String, Long> buildOffsets;
+    /** Per topic, the defaults of the columns added since its oldest schema, read when the tables were. */
+    private transient Map<String, Map<String, String>> addedDefaults;
 
     private DebeziumKafkaSource(Builder b, RegistrySettings registry) {
         this.bootstrapServers = b.bootstrapServers;
@@ -162,6 +164,7 @@ public final class DebeziumKafkaSource implements ChangeSource {
         Pattern excluded = excludeColumns == null ? null : Pattern.compile(excludeColumns);
         List<String> problems = new ArrayList<>();
         Map<String, TableDescriptor> byTopic = new LinkedHashMap<>();
+        Map<String, Map<String, String>> defaults = new HashMap<>();
 
         Map<TableId, String> topicOfTable = new HashMap<>();
         String narrow = topicPattern == null
@@ -192,9 +195,19 @@ public final class DebeziumKafkaSource implements ChangeSource {
                     continue;
                 }
                 Schema key = client.latest(topic + "-key").map(r -> r.schema).orElse(null);
-                byTopic.put(
-                        topic,
-                        EnvelopeSchemas.describe(id, topic, value.get().schema, key, excluded, timePrecisionMode));
+                TableDescriptor described =
+                        EnvelopeSchemas.describe(id, topic, value.get().schema, key, excluded, timePrecisionMode);
+                byTopic.put(topic, described);
+                if (EnvelopeSchemas.hasDefaults(value.get().schema, topic)) {
+                    // Records written before a column was added lack it: they take the default it was added with.
+                    List<Schema> history = new ArrayList<>();
+                    client.history(topic + "-value").forEach(r -> history.add(r.schema));
+                    Map<String, String> d = EnvelopeSchemas.addedDefaults(history, topic, described);
+                    if (!d.isEmpty()) {
+                        defaults.put(topic, d);
+                        LOG.info("Topic {}: records from before a column was added take its default: {}", topic, d);
+                    }
+                }
             } catch (InletValidationException e) {
                 e.problems().forEach(p -> problems.add(p + narrow));
             } catch (IOException e) {
@@ -208,6 +221,7 @@ public final class DebeziumKafkaSource implements ChangeSource {
             throw new InletValidationException(problems);
         }
         tablesByTopic = byTopic;
+        addedDefaults = defaults;
         buildOffsets = endOffsets(new ArrayList<>(byTopic.keySet()));
         LOG.info(
                 "debezium-kafka reads {} topic(s) as tables: {}",
@@ -353,7 +367,8 @@ public final class DebeziumKafkaSource implements ChangeSource {
                                 registry,
                                 byTopic,
                                 new DebeziumRecordDecoder.Settings(
-                                        buildOffsets, excludeColumns, timePrecisionMode, schemaChangePolicy),
+                                                buildOffsets, excludeColumns, timePrecisionMode, schemaChangePolicy)
+                                        .withAddedDefaults(addedDefaults == null ? Map.of() : addedDefaults),
                                 dlq),
                         context.typeInfo())
                 .name("Debezium Avro decoder")

@@ -81,6 +81,9 @@ public final class DebeziumRecordDecoder {
         final TimePrecisionMode timeMode;
         final SchemaChangePolicy schemaChanges;
 
+        /** Per topic, the defaults of columns added since older records were written ({@link EnvelopeSchemas#addedDefaults}). */
+        final HashMap<String, HashMap<String, String>> addedDefaults = new HashMap<>();
+
         /**
          * @param buildOffsets per {@code topic:partition}, its end offset when the pipeline was built
          *     (the tables' shapes are those of then): records from there on must have them
@@ -94,6 +97,21 @@ public final class DebeziumRecordDecoder {
             this.excludeColumns = excludeColumns;
             this.timeMode = timeMode;
             this.schemaChanges = schemaChanges;
+        }
+
+        /**
+         * The same settings, where a record lacks a column of the table its topic's schemas added since, with
+         * the default the source gave the rows that existed before: per topic, by column.
+         */
+        public Settings withAddedDefaults(Map<String, ? extends Map<String, String>> byTopic) {
+            Settings out = new Settings(buildOffsets, excludeColumns, timeMode, schemaChanges);
+            byTopic.forEach((topic, d) -> out.addedDefaults.put(topic, new HashMap<>(d)));
+            return out;
+        }
+
+        Map<String, String> addedDefaults(String topic) {
+            Map<String, String> d = addedDefaults.get(topic);
+            return d == null ? Map.of() : d;
         }
 
         /** Every record as one written before the pipeline was built (tests and benchmarks of decoding alone). */
@@ -174,7 +192,7 @@ public final class DebeziumRecordDecoder {
         int id = ((v[1] & 0xFF) << 24) | ((v[2] & 0xFF) << 16) | ((v[3] & 0xFF) << 8) | (v[4] & 0xFF);
         TableDescriptor built = table;
         Followed f = settings.schemaChanges.sendsChanges()
-                ? followed.computeIfAbsent(raw.topic, t -> new Followed(built))
+                ? followed.computeIfAbsent(raw.topic, t -> new Followed(built, settings.addedDefaults(t)))
                 : null;
         if (f != null) {
             table = f.current;
@@ -492,7 +510,12 @@ public final class DebeziumRecordDecoder {
             String unreadable = null;
             try {
                 Followed f = followed.get(raw.topic);
-                d = new EnvelopeDecoder(writer, table, excluded, settings.timeMode, f == null ? Map.of() : f.defaults);
+                d = new EnvelopeDecoder(
+                        writer,
+                        table,
+                        excluded,
+                        settings.timeMode,
+                        f == null ? settings.addedDefaults(raw.topic) : f.defaults);
             } catch (IllegalArgumentException e) {
                 unreadable = "schema id " + id + " cannot be read as table " + table.tableId() + ": " + e.getMessage();
             }
@@ -562,8 +585,9 @@ public final class DebeziumRecordDecoder {
          */
         final Map<String, String> defaults = new HashMap<>();
 
-        Followed(TableDescriptor built) {
+        Followed(TableDescriptor built, Map<String, String> addedDefaults) {
             this.current = built;
+            this.defaults.putAll(addedDefaults);
         }
 
         void moveTo(SchemaChange change, int id, long order) {

@@ -5,6 +5,7 @@ import io.inlet.core.InletValidationException;
 import io.inlet.core.source.SchemaDifference;
 import io.inlet.core.source.TimePrecisionMode;
 import io.inlet.core.table.Column;
+import io.inlet.core.table.ColumnDefaults;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
 
@@ -14,7 +15,9 @@ import org.apache.flink.table.types.DataType;
 import javax.annotation.Nullable;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Pattern;
 
 /** Table descriptors from the value (envelope) and key schemas Debezium registered for a topic. */
@@ -85,6 +88,60 @@ public final class EnvelopeSchemas {
             throw new InletValidationException(problems);
         }
         return b.build();
+    }
+
+    /** Whether a row field of the value schema has a default Inlet carries ({@link AvroSemantics#defaultText}). */
+    public static boolean hasDefaults(Schema value, String topic) {
+        return rowSchema(value, topic).getFields().stream().anyMatch(f -> AvroSemantics.defaultText(f) != null);
+    }
+
+    /**
+     * What the rows written before each of the table's columns was added have in it, as the source
+     * gives it them: per column that an older value schema of the topic lacks, the default (as {@link
+     * ColumnDefaults} text) of the oldest schema since that has it. That is the schema of the {@code ADD
+     * COLUMN ... DEFAULT}, into which Debezium writes the column's default; a later schema may carry a
+     * default set after, which those rows do not have. Columns every schema has, or that came without a
+     * default Inlet carries ({@link AvroSemantics#defaultText}), have none.
+     *
+     * <pre>{@code
+     * Map<String, String> d = EnvelopeSchemas.addedDefaults(List.of(v1, v2), topic, table); // {grade=3}
+     * }</pre>
+     *
+     * @param history the topic's value schemas, oldest first
+     */
+    public static Map<String, String> addedDefaults(List<Schema> history, String topic, TableDescriptor table) {
+        List<Schema> rows = new ArrayList<>();
+        for (Schema value : history) {
+            try {
+                rows.add(rowSchema(value, topic));
+            } catch (InletValidationException e) {
+                rows.clear(); // not an envelope: what came before it tells nothing of the table's columns
+            }
+        }
+        Map<String, String> out = new LinkedHashMap<>();
+        for (Column c : table.columns()) {
+            Schema.Field added = null;
+            boolean lacked = false;
+            for (int i = rows.size() - 1; i >= 0 && !lacked; i--) {
+                Schema.Field f = rows.get(i).getField(c.name());
+                if (f == null) {
+                    lacked = true;
+                } else {
+                    added = f;
+                }
+            }
+            String text = lacked && added != null ? AvroSemantics.defaultText(added) : null;
+            if (text == null) {
+                continue;
+            }
+            try {
+                ColumnDefaults.parse(text, c.type().getLogicalType());
+                out.put(c.name(), text);
+            } catch (IllegalArgumentException e) {
+                // Not a constant of the column's type: the rows before keep NULL, as the live path leaves them.
+            }
+        }
+        return out;
     }
 
     /** Whether exclude-columns leaves the column out. */

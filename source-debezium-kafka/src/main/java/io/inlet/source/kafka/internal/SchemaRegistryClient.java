@@ -99,6 +99,27 @@ public final class SchemaRegistryClient {
         return Optional.of(new Registered(id, ((Number) answer.get("version")).intValue(), schema));
     }
 
+    /** A subject's schemas, oldest version first; empty when the registry has no such subject. */
+    public List<Registered> history(String subject) throws IOException {
+        String base = "/subjects/" + URLEncoder.encode(subject, StandardCharsets.UTF_8) + "/versions";
+        List<Registered> out = new ArrayList<>();
+        List<?> versions;
+        try {
+            versions = (List<?>) get(base);
+        } catch (NotFoundException e) {
+            return out;
+        }
+        for (Object v : versions) {
+            Map<?, ?> answer = (Map<?, ?>) get(base + "/" + v);
+            Schema schema = parse(answer, "subject " + subject + " version " + v);
+            int id = ((Number) answer.get("id")).intValue();
+            byId.putIfAbsent(id, schema);
+            out.add(new Registered(id, ((Number) answer.get("version")).intValue(), schema));
+        }
+        out.sort(java.util.Comparator.comparingInt(r -> r.version));
+        return out;
+    }
+
     /**
      * Registers a schema under a subject (or finds it registered) and returns its id. Registration is
      * idempotent, so it is retried like a read.
