@@ -141,6 +141,54 @@ class HudiSchemaEvolutionITCase {
     }
 
     /**
+     * {@code ADD COLUMN ... DEFAULT} into Hudi: MySQL shows the default in the rows that existed before, and
+     * so does the table. The job that meets the change records the default in the table and stops; the
+     * rebuilt job gives the rows committed before it the default (read with Hudi's reader, written again
+     * with their own ordering value, so the job's own changes of them win) and the rows it reads again
+     * from its checkpoint too. Two more columns added with defaults in the schema the rebuilt job reads
+     * cost one more job. With NULLs written on purpose, a delete and compaction, the table equals MariaDB.
+     */
+    @Test
+    void columnsAddedWithADefaultHaveItInTheRowsFromBeforeAsInMySql(
+            MariaDbServer mysql, @TempDir Path lake, @TempDir Path checkpoints) throws Exception {
+        String db = mysql.createDatabase();
+        mysql.execute(
+                db,
+                "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, name VARCHAR(20))",
+                "INSERT INTO t VALUES (1, 'one'), (2, 'two'), (3, 'three'), (4, 'four')");
+        Map<String, String> source = MySqlOptions.of(mysql, db, "t");
+        source.put("schema-change.behavior", "evolve");
+        Path table = lake.resolve(db).resolve("t");
+        try (Supervised run =
+                        Supervised.start(lake, checkpoints, () -> FactoryDiscovery.createSource("mysql-cdc", source));
+                Connection c = mysql.connection(db)) {
+            run.awaitEqual(1, c, db);
+            mysql.execute(
+                    db,
+                    "UPDATE t SET name = 'uno' WHERE id = 1",
+                    "ALTER TABLE t ADD COLUMN status VARCHAR(10) NOT NULL DEFAULT 'new'",
+                    "UPDATE t SET status = 'paid' WHERE id = 2",
+                    "DELETE FROM t WHERE id = 4",
+                    "INSERT INTO t (id, name) VALUES (5, 'five')",
+                    "ALTER TABLE t ADD COLUMN qty INT NOT NULL DEFAULT 7, ADD COLUMN rate DECIMAL(6,3) NULL DEFAULT 1.5",
+                    "INSERT INTO t (id, name, rate) VALUES (6, 'six', NULL)",
+                    "UPDATE t SET rate = NULL, qty = 8 WHERE id = 3");
+            run.awaitEqual(3, c, db);
+            assertThat(Jobs.messages(Jobs.awaitFailure(run.jobs.get(0), TIMEOUT)))
+                    .contains("column 'status' was added with the default 'new'");
+            assertThat(Jobs.messages(Jobs.awaitFailure(run.jobs.get(1), TIMEOUT)))
+                    .contains("column 'qty' was added with the default '7'")
+                    .contains("column 'rate' was added with the default '1.5'");
+
+            mysql.execute(db, "UPDATE t SET name = 'drei' WHERE id = 3", "DELETE FROM t WHERE id = 1");
+            run.awaitEqual(3, c, db);
+            DebeziumKafkaToHudiITCase.awaitCompaction(run.jobs.get(2), table);
+            run.awaitEqual(3, c, db);
+            assertThat(run.jobs).hasSize(3);
+        }
+    }
+
+    /**
      * {@code lenient} into Hudi: the lake keeps a dropped column and a renamed column's old name with their
      * values, and the new name is a new column, which needs a new writer. The rebuilt job builds its tables
      * from MariaDB's schema, which lacks the kept columns; it writes them on, NULL in the rows that change
@@ -224,15 +272,16 @@ class HudiSchemaEvolutionITCase {
                 mysql.execute(
                         db,
                         "UPDATE t SET v = 11 WHERE id = 1",
-                        "ALTER TABLE t ADD COLUMN note VARCHAR(50) NULL AFTER v",
+                        "ALTER TABLE t ADD COLUMN note VARCHAR(50) NULL AFTER v, ADD COLUMN grade INT NOT NULL DEFAULT 3",
                         "UPDATE t SET note = 'second' WHERE id = 2",
-                        "UPDATE t SET v = 31, note = 'third' WHERE id = 3",
-                        "INSERT INTO t VALUES (4, 40, 'fourth', 'four')");
-                run.awaitEqual(2, c, db);
+                        "UPDATE t SET v = 31, note = 'third', grade = 4 WHERE id = 3",
+                        "INSERT INTO t VALUES (4, 40, 'fourth', 'four', 5)");
+                run.awaitEqual(2, c, db); // rows 1 and 2 have grade 3, the default, as in MariaDB
                 assertThat(run.built.get().sinkTables().get(0).columnNames())
-                        .containsExactly("id", "v", "note", "name");
+                        .containsExactly("id", "v", "note", "name", "grade");
                 assertThat(Jobs.messages(Jobs.awaitFailure(run.jobs.get(0), TIMEOUT)))
-                        .contains("column 'note' STRING is new"); // Debezium's Avro has no lengths
+                        .contains("column 'note' STRING is new") // Debezium's Avro has no lengths
+                        .contains("column 'grade' was added with the default '3'");
             }
         }
     }

@@ -11,6 +11,8 @@ import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
 import io.inlet.sink.hudi.internal.HoodieRecordKryoSerializer;
 import io.inlet.sink.hudi.internal.HudiColumns;
+import io.inlet.sink.hudi.internal.HudiDefaults;
+import io.inlet.sink.hudi.internal.HudiDefaultsBackfill;
 import io.inlet.sink.hudi.internal.HudiRowShaper;
 import io.inlet.sink.hudi.internal.HudiTableSpec;
 import io.inlet.sink.hudi.internal.HudiTables;
@@ -40,6 +42,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -405,6 +408,9 @@ public final class HudiSink implements ChangeSink {
         Map<TableId, Integer> added = new HashMap<>();
         Map<TableId, Set<String>> newColumns = new HashMap<>();
         Map<TableId, Set<String>> kept = new HashMap<>();
+        Map<TableId, HudiDefaults.Table> defaults = new HashMap<>();
+        List<HudiDefaultsBackfill.TableFill> fills = new ArrayList<>();
+        Set<TableId> filled = new HashSet<>();
         for (TableDescriptor t : context.tables()) {
             kept.put(
                     t.tableId(), keptColumns(t).stream().map(Schema.Field::name).collect(Collectors.toSet()));
@@ -422,19 +428,68 @@ public final class HudiSink implements ChangeSink {
             added.put(t.tableId(), (addsPrecombine(t) ? 1 : 0) + (softDeletes(t) ? 1 : 0));
             keepChangelog.put(t.tableId(), changelog);
             tags.put(t.tableId(), new OutputTag<>("hudi-" + t.tableId().identifier(), InternalTypeInfo.of(write)));
+            if (softDeletes(t)) {
+                // Ordered by the sink's own position, deletes compared by it: rows can be given a default later.
+                HudiDefaults.Table d = new HudiDefaults.Table(
+                        tablePath(t.tableId()),
+                        table.isPresent()
+                                ? HudiDefaults.read(tablePath(t.tableId()), new Configuration(false))
+                                : List.of());
+                defaults.put(t.tableId(), d);
+                List<HudiDefaults.Added> pending = d.pending().stream()
+                        .filter(a -> write.getFieldIndex(a.column()) >= 0)
+                        .collect(Collectors.toList());
+                if (!pending.isEmpty()) {
+                    // Read as the table is now: without the columns it does not have yet.
+                    RowType read = new RowType(
+                            false,
+                            write.getFields().stream()
+                                    .filter(f -> table.get().getField(f.getName()) != null)
+                                    .collect(Collectors.toList()));
+                    fills.add(new HudiDefaultsBackfill.TableFill(
+                            spec(t, read),
+                            write,
+                            tags.get(t.tableId()),
+                            tablePath(t.tableId()),
+                            precombine(t),
+                            pending));
+                    filled.add(t.tableId());
+                    LOG.info(
+                            "Hudi table {}: gives the rows from before a change the default of {}",
+                            hudiName(t.tableId()),
+                            pending);
+                }
+            }
         }
         SingleOutputStreamOperator<RowData> split = stream.process(
-                        new HudiRowShaper(tags, sourceTypes, writeTypes, added, keepChangelog, newColumns, kept),
+                        new HudiRowShaper(
+                                tags, sourceTypes, writeTypes, added, keepChangelog, newColumns, kept, defaults),
                         tags.values().iterator().next().getTypeInfo())
                 .name("Hudi: split by table")
                 .uid(context.uid("split"))
                 .setParallelism(stream.getParallelism());
         SingleOutputStreamOperator<RowData> reconciler = reconciler(context, tags, writeTypes);
+        // Only in a job built while a table has defaults pending: stateless, so the next job may leave it out.
+        SingleOutputStreamOperator<RowData> backfill = fills.isEmpty()
+                ? null
+                : stream.filter(HudiDefaultsBackfill.NO_EVENTS)
+                        .name("Hudi: no events")
+                        .uid(context.uid("defaults-input"))
+                        .setParallelism(stream.getParallelism())
+                        .transform(
+                                "Hudi: give rows from before an added column its default",
+                                tags.values().iterator().next().getTypeInfo(),
+                                new HudiDefaultsBackfill(fills))
+                        .uid(context.uid("defaults"))
+                        .setParallelism(1);
         for (TableDescriptor t : context.tables()) {
             List<String> parts = partitions(t);
             DataStream<RowData> rows = split.getSideOutput(tags.get(t.tableId()));
             if (reconciler != null && softDeletes(t)) {
                 rows = rows.union(reconciler.getSideOutput(tags.get(t.tableId())));
+            }
+            if (filled.contains(t.tableId())) {
+                rows = rows.union(backfill.getSideOutput(tags.get(t.tableId())));
             }
             HudiWriters.write(rows, spec(t, writeTypes.get(t.tableId())));
             LOG.info(

@@ -6,6 +6,8 @@ import io.inlet.core.RebuildRequiredException;
 import io.inlet.core.event.ChangeEvent;
 import io.inlet.core.event.ColumnChange;
 import io.inlet.core.event.SchemaChange;
+import io.inlet.core.event.SourcePosition;
+import io.inlet.core.table.ColumnDefaults;
 import io.inlet.core.table.TableId;
 
 import org.apache.flink.api.common.state.ListState;
@@ -25,6 +27,7 @@ import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
+import org.apache.hadoop.conf.Configuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,7 +58,7 @@ import java.util.Set;
 @Internal
 public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> implements CheckpointedFunction {
 
-    private static final long serialVersionUID = 3L;
+    private static final long serialVersionUID = 4L;
 
     private static final Logger LOG = LoggerFactory.getLogger(HudiRowShaper.class);
 
@@ -67,6 +70,11 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> i
     private final HashMap<TableId, HashSet<String>> newColumns;
     /** Per table, the columns its Hudi table keeps that the source no longer has (dropped or renamed). */
     private final HashMap<TableId, HashSet<String>> keptColumns;
+    /** Per table whose rows can be given a default later, where it records one and those recorded. */
+    private final HashMap<TableId, HudiDefaults.Table> defaults;
+
+    /** Per table, the recorded defaults as values of the write type, by column. */
+    private transient Map<TableId, Map<String, Object>> defaultValues;
 
     private transient Map<TableId, Map<RowType, Shape>> shapes;
     /** Per table, the columns new to its Hudi table that no row written yet had. */
@@ -90,6 +98,8 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> i
      * @param newColumns per table, the columns its Hudi table did not have when the job was built
      * @param keptColumns per table, the columns its Hudi table keeps though the source dropped or renamed
      *     them ({@code lenient}): rows leave them NULL, and no schema change needs them
+     * @param defaults per table whose rows from before an {@code ADD COLUMN ... DEFAULT} can be given the
+     *     default ({@link HudiDefaults}); a row whose version lacks a recorded column gets its default
      */
     public HudiRowShaper(
             Map<TableId, OutputTag<RowData>> tags,
@@ -98,7 +108,8 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> i
             Map<TableId, Integer> added,
             Map<TableId, Boolean> changelog,
             Map<TableId, ? extends Set<String>> newColumns,
-            Map<TableId, ? extends Set<String>> keptColumns) {
+            Map<TableId, ? extends Set<String>> keptColumns,
+            Map<TableId, HudiDefaults.Table> defaults) {
         this.tags = new HashMap<>(tags);
         this.sourceTypes = new HashMap<>(sourceTypes);
         this.writeTypes = new HashMap<>(writeTypes);
@@ -108,6 +119,7 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> i
         newColumns.forEach((id, columns) -> this.newColumns.put(id, new HashSet<>(columns)));
         this.keptColumns = new HashMap<>();
         keptColumns.forEach((id, columns) -> this.keptColumns.put(id, new HashSet<>(columns)));
+        this.defaults = new HashMap<>(defaults);
     }
 
     private enum Conversion {
@@ -121,14 +133,16 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> i
     /** How rows of one source type are read into a table's write type. */
     private static final class Shape {
         final RowData.FieldGetter[] getters; // per write column; null where the source type lacks it
+        final Object[] fill; // per write column the source type lacks: its recorded default, or null
         final Conversion[] conversions;
         final DecimalType[] decimals;
         final int added;
         final boolean identity;
 
-        Shape(TableId table, RowType source, RowType write, int added) {
+        Shape(TableId table, RowType source, RowType write, int added, Map<String, Object> defaults) {
             int n = write.getFieldCount() - added;
             getters = new RowData.FieldGetter[n];
+            fill = new Object[n];
             conversions = new Conversion[n];
             decimals = new DecimalType[n];
             this.added = added;
@@ -138,7 +152,10 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> i
                 same &= j == i;
                 conversions[i] = Conversion.NONE;
                 if (j < 0) {
-                    continue; // a column this version of the table does not have yet: NULL
+                    // A column this version of the table does not have yet: its default where the source
+                    // added it with one (the row is from before, as MySQL has it), else NULL.
+                    fill[i] = defaults.get(write.getFieldNames().get(i));
+                    continue;
                 }
                 LogicalType from = source.getTypeAt(j);
                 LogicalType to = write.getTypeAt(i);
@@ -200,12 +217,47 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> i
         RowType type = event.rowType().orElse(sourceTypes.get(id));
         Shape shape = shapes.computeIfAbsent(id, k -> new HashMap<>()).computeIfAbsent(type, t -> {
             unwritten(id).removeAll(t.getFieldNames()); // from here on the table holds values of these columns
-            return new Shape(id, t, writeTypes.get(id), added.get(id));
+            return new Shape(id, t, writeTypes.get(id), added.get(id), defaultValues(id));
         });
         if (!shape.identity) {
             row = reshape(shape, row, event.position().order());
         }
         ctx.output(tag, row);
+    }
+
+    /** The table's recorded defaults as values of its write type, by column; kept columns have none. */
+    private Map<String, Object> defaultValues(TableId id) {
+        if (defaultValues == null) {
+            defaultValues = new HashMap<>();
+        }
+        return defaultValues.computeIfAbsent(id, k -> {
+            Map<String, Object> out = new HashMap<>();
+            HudiDefaults.Table table = defaults.get(k);
+            if (table == null) {
+                return out;
+            }
+            RowType write = writeTypes.get(k);
+            for (HudiDefaults.Added a : table.recorded()) {
+                int i = write.getFieldIndex(a.column());
+                if (i < 0
+                        || i >= write.getFieldCount() - added.get(k)
+                        || keptColumns.getOrDefault(k, new HashSet<>()).contains(a.column())) {
+                    continue;
+                }
+                try {
+                    out.put(a.column(), ColumnDefaults.parse(a.defaultText(), write.getTypeAt(i)));
+                } catch (IllegalArgumentException e) {
+                    LOG.warn(
+                            "Hudi table of {}: the recorded default {} is no value of {}; rows without the column"
+                                    + " get NULL there.",
+                            k,
+                            a,
+                            write.getTypeAt(i).asSummaryString(),
+                            e);
+                }
+            }
+            return out;
+        });
     }
 
     private Set<String> unwritten(TableId id) {
@@ -319,17 +371,38 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> i
             throw new InletStopException("The Hudi sink cannot follow" + what + ": " + String.join("; ", cannot)
                     + ". The job stops before any row of the new shape is written.");
         }
+        HudiDefaults.Table table = defaults.get(id);
         for (ColumnChange c : change.changes()) {
-            if (c.kind() == ColumnChange.Kind.ADDED && c.defaultValue().isPresent()) {
-                // Said where it happens: the Iceberg sink gives those rows the default, this one cannot yet.
+            if (c.kind() != ColumnChange.Kind.ADDED || c.defaultValue().isEmpty()) {
+                continue;
+            }
+            long order = event.position().order();
+            if (table == null || order == SourcePosition.UNKNOWN_ORDER) {
+                // Said where it happens: without the sink's own ordering and soft deletes the rows cannot be
+                // given their default safely (see HudiSink).
                 LOG.warn(
                         "Hudi table of {}: column '{}' was added with the default '{}', which MySQL shows in the rows"
-                                + " that existed before; the Hudi sink does not give them that value: they read"
-                                + " NULL there until each changes.",
+                                + " that existed before; the Hudi sink cannot give them that value here ({}): they"
+                                + " read NULL there until each changes.",
                         id,
                         c.column(),
-                        c.defaultValue().get());
+                        c.defaultValue().get(),
+                        table == null
+                                ? "the table is not ordered by the sink's own '_source_position' with soft deletes"
+                                : "the change has no position in its source");
+                continue;
             }
+            if (table.recorded(c.column()).isPresent()) {
+                continue; // recorded by the job that met it first: the job built after it gives the default
+            }
+            HudiDefaults.record(
+                    table.path(),
+                    HudiDefaults.Added.of(c.column(), c.defaultValue().get(), order),
+                    new Configuration(false));
+            rebuild.add("column '" + c.column() + "' was added with the default '"
+                    + c.defaultValue().get()
+                    + "', which the rows from before it take (recorded in the table: the next job gives it to"
+                    + " them)");
         }
         if (!rebuild.isEmpty()) {
             throw new RebuildRequiredException(
@@ -351,7 +424,11 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> i
         int n = shape.getters.length;
         GenericRowData out = new GenericRowData(row.getRowKind(), n + shape.added);
         for (int i = 0; i < n; i++) {
-            Object v = shape.getters[i] == null ? null : shape.getters[i].getFieldOrNull(row);
+            if (shape.getters[i] == null) {
+                out.setField(i, shape.fill[i]); // already of the write type
+                continue;
+            }
+            Object v = shape.getters[i].getFieldOrNull(row);
             if (v != null) {
                 switch (shape.conversions[i]) {
                     case TO_INT:

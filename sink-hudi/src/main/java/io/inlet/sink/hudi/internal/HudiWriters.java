@@ -72,6 +72,19 @@ public final class HudiWriters {
         return (InputFormat<RowData, InputSplit>) source.getInputFormat();
     }
 
+    /** Whether Hudi's reader failed because the table has no committed file yet (nothing to read). */
+    public static boolean noFiles(Throwable e) {
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            if (String.valueOf(c.getMessage()).contains("No files found for reading")) {
+                return true;
+            }
+            if (c.getCause() == c) {
+                break;
+            }
+        }
+        return false;
+    }
+
     /** The table as the SQL planner would hand it to Hudi's table factory. */
     private static FactoryUtil.DefaultDynamicTableContext context(HudiTableSpec t) {
         List<Column> columns = new ArrayList<>();

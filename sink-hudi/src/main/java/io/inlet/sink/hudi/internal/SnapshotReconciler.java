@@ -289,7 +289,7 @@ public final class SnapshotReconciler extends AbstractStreamOperator<RowData>
         try {
             format = HudiWriters.reader(t.table);
         } catch (RuntimeException e) {
-            if (noFiles(e)) {
+            if (HudiWriters.noFiles(e)) {
                 return 0; // nothing committed yet: no row to delete
             }
             throw e;
@@ -311,7 +311,7 @@ public final class SnapshotReconciler extends AbstractStreamOperator<RowData>
             try {
                 splits = format.createInputSplits(1);
             } catch (RuntimeException e) {
-                if (noFiles(e)) {
+                if (HudiWriters.noFiles(e)) {
                     return 0;
                 }
                 throw e;
@@ -350,18 +350,6 @@ public final class SnapshotReconciler extends AbstractStreamOperator<RowData>
         }
         out.setField(t.deleted, true);
         return out;
-    }
-
-    private static boolean noFiles(Throwable e) {
-        for (Throwable c = e; c != null; c = c.getCause()) {
-            if (String.valueOf(c.getMessage()).contains("No files found for reading")) {
-                return true;
-            }
-            if (c.getCause() == c) {
-                break;
-            }
-        }
-        return false;
     }
 
     private List<String> names() {

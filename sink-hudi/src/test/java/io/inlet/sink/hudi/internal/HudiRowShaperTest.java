@@ -22,9 +22,13 @@ import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.VarCharType;
+import org.apache.flink.util.InstantiationUtil;
 import org.apache.flink.util.OutputTag;
+import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -71,6 +75,7 @@ class HudiRowShaperTest {
                 Map.of(T, 1),
                 Map.of(T, false),
                 Map.of(T, newToTheTable),
+                Map.of(),
                 Map.of());
     }
 
@@ -218,7 +223,8 @@ class HudiRowShaperTest {
                 Map.of(T, 1),
                 Map.of(T, false),
                 Map.of(T, Set.of("label")),
-                Map.of(T, Set.of("v", "name")));
+                Map.of(T, Set.of("v", "name")),
+                Map.of());
         try (OneInputStreamOperatorTestHarness<ChangeEvent, RowData> h =
                 ProcessFunctionTestHarnesses.forProcessFunction(shaper)) {
             h.processElement(row(now, 110, 1, StringData.fromString("n"), StringData.fromString("uno")), 0);
@@ -241,6 +247,105 @@ class HudiRowShaperTest {
                     .hasMessageContaining("column 'email' VARCHAR(80) is new")
                     .hasMessageNotContaining("no longer in the rows");
         }
+    }
+
+    /**
+     * {@code ADD COLUMN status ... DEFAULT 'new'}: the job that meets it records the default in the table
+     * and stops for a new job; the new job, built with it recorded, takes the change as it is and gives
+     * rows of the older shape (read again from its checkpoint) the default, while a row of the new shape
+     * keeps its own value, NULL included.
+     */
+    @Test
+    void aColumnAddedWithADefaultIsRecordedForTheNextJobWhichGivesItToOlderRows(@TempDir Path table) throws Exception {
+        TableDescriptor withStatus = version(3, OLDER.toBuilder().column("status", DataTypes.VARCHAR(10)));
+        ChangeEvent add = ChangeEvent.schemaChange(
+                SchemaChange.between(OLDER, withStatus, Map.of(), null).withDefaultValues(Map.of("status", "new")),
+                0L,
+                SourcePosition.binlog("mysql-bin.000001", 200, 0));
+        RowType write = RowType.of(
+                new org.apache.flink.table.types.logical.LogicalType[] {
+                    new IntType(false),
+                    new IntType(false),
+                    new VarCharType(20),
+                    new VarCharType(10),
+                    new BigIntType(false)
+                },
+                new String[] {"id", "v", "name", "status", "_source_position"});
+        RowType built = OLDER.toRowType();
+        OutputTag<RowData> tag = new OutputTag<>("hudi-db.t", InternalTypeInfo.of(built));
+        HudiDefaults.Table none = new HudiDefaults.Table(table.toUri().toString(), List.of());
+        try (OneInputStreamOperatorTestHarness<ChangeEvent, RowData> h =
+                ProcessFunctionTestHarnesses.forProcessFunction(new HudiRowShaper(
+                        Map.of(T, tag),
+                        Map.of(T, built),
+                        Map.of(
+                                T,
+                                RowType.of(
+                                        new org.apache.flink.table.types.logical.LogicalType[] {
+                                            new IntType(false),
+                                            new IntType(false),
+                                            new VarCharType(20),
+                                            new BigIntType(false)
+                                        },
+                                        new String[] {"id", "v", "name", "_source_position"})),
+                        Map.of(T, 1),
+                        Map.of(T, false),
+                        Map.of(T, Set.of()),
+                        Map.of(),
+                        Map.of(T, none)))) {
+            assertThatThrownBy(() -> h.processElement(add, 0))
+                    .isInstanceOf(RebuildRequiredException.class)
+                    .hasMessageContaining("column 'status' VARCHAR(10) is new")
+                    .hasMessageContaining("column 'status' was added with the default 'new', which the rows from"
+                            + " before it take");
+        }
+        List<HudiDefaults.Added> recorded = HudiDefaults.read(table.toUri().toString(), new Configuration(false));
+        assertThat(recorded).hasSize(1);
+        assertThat(recorded.get(0).column()).isEqualTo("status");
+        assertThat(recorded.get(0).defaultText()).isEqualTo("new");
+        assertThat(recorded.get(0).order()).isEqualTo(add.position().order());
+        assertThat(recorded.get(0).done()).isFalse();
+
+        // The rebuilt job: the table's write type has 'status', the default is recorded. The shaper ships to the
+        // task managers serialized, the recorded defaults with it.
+        OutputTag<RowData> writeTag = new OutputTag<>("hudi-db.t", InternalTypeInfo.of(write));
+        HudiRowShaper shipped = InstantiationUtil.clone(new HudiRowShaper(
+                Map.of(T, writeTag),
+                Map.of(T, withStatus.toRowType()),
+                Map.of(T, write),
+                Map.of(T, 1),
+                Map.of(T, false),
+                Map.of(T, Set.of("status")),
+                Map.of(),
+                Map.of(T, new HudiDefaults.Table(table.toUri().toString(), recorded))));
+        try (OneInputStreamOperatorTestHarness<ChangeEvent, RowData> h =
+                ProcessFunctionTestHarnesses.forProcessFunction(shipped)) {
+            h.processElement(row(OLDER, 150, 1, 10, StringData.fromString("one")), 0);
+            h.processElement(add, 0); // as it is: recorded
+            h.processElement(row(withStatus, 210, 2, 20, StringData.fromString("two"), null), 0);
+            h.processElement(
+                    row(withStatus, 220, 3, 30, StringData.fromString("three"), StringData.fromString("x")), 0);
+            h.processElement(row(OLDER, 230, 4, 40, StringData.fromString("late")), 0); // a shape from before
+            assertThat(h.getSideOutput(writeTag).stream()
+                            .map(r -> r.getValue().toString())
+                            .collect(Collectors.toList()))
+                    .containsExactly(
+                            "+I(1,10,one,new," + SourcePosition.binlogOrder("mysql-bin.000001", 150, 0) + ")",
+                            "+I(2,20,two,null," + SourcePosition.binlogOrder("mysql-bin.000001", 210, 0) + ")",
+                            "+I(3,30,three,x," + SourcePosition.binlogOrder("mysql-bin.000001", 220, 0) + ")",
+                            "+I(4,40,late,new," + SourcePosition.binlogOrder("mysql-bin.000001", 230, 0) + ")");
+        }
+        HudiDefaults.markDone(table.toUri().toString(), "status", new Configuration(false));
+        assertThat(HudiDefaults.read(table.toUri().toString(), new Configuration(false)))
+                .singleElement()
+                .satisfies(a -> assertThat(a.done()).isTrue());
+        // Recording it again (another subtask, a replay) leaves the record as it is.
+        HudiDefaults.record(
+                table.toUri().toString(), HudiDefaults.Added.of("status", "other", 1L), new Configuration(false));
+        assertThat(HudiDefaults.read(table.toUri().toString(), new Configuration(false)))
+                .singleElement()
+                .satisfies(a -> assertThat(a.defaultText()).isEqualTo("new"))
+                .satisfies(a -> assertThat(a.done()).isTrue());
     }
 
     @Test

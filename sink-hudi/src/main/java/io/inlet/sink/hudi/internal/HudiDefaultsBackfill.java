@@ -1,0 +1,255 @@
+package io.inlet.sink.hudi.internal;
+
+import io.inlet.annotation.Internal;
+import io.inlet.core.event.ChangeEvent;
+import io.inlet.core.table.ColumnDefaults;
+
+import org.apache.flink.api.common.functions.FilterFunction;
+import org.apache.flink.api.common.io.InputFormat;
+import org.apache.flink.api.common.io.RichInputFormat;
+import org.apache.flink.core.io.InputSplit;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.types.RowKind;
+import org.apache.flink.util.OutputTag;
+import org.apache.hadoop.conf.Configuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Gives the rows of Hudi tables that existed before an {@code ADD COLUMN ... DEFAULT x} the value
+ * {@code x}, as MySQL shows it in them, for the columns {@link HudiDefaults} holds as pending: in
+ * {@code open()}, before the job's first checkpoint, it reads each table with Hudi's reader and
+ * writes every row whose ordering value ({@code _source_position}) is lower than the change's and
+ * whose column is NULL again, with the default and its own ordering value, to the table's writer.
+ *
+ * <p>Why this is safe next to the job's own changes: the table is written with Hudi's {@code
+ * DefaultHoodieRecordPayload}, which keeps the version with the higher ordering value in every merge,
+ * deletes (soft) included; so a change of the same row the job writes (replayed from its checkpoint,
+ * or new) wins whichever lands first. The rows are all emitted before the operator's first checkpoint
+ * barrier, so they reach the writer in the job's first instant, before any compaction could drop a
+ * row a later delete removed (a row this job deleted and compacted away is then not read again). A
+ * failure before the defaults are marked given runs it again; rows given already are skipped (their
+ * column holds the default).
+ *
+ * <p>Marks the columns given once the first checkpoint after it completes (that checkpoint commits
+ * Hudi's instant with the rows). Runs with parallelism one, fed by no records (see {@link #NO_EVENTS});
+ * keeps no state.
+ */
+@Internal
+public final class HudiDefaultsBackfill extends AbstractStreamOperator<RowData>
+        implements OneInputStreamOperator<ChangeEvent, RowData> {
+
+    private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(HudiDefaultsBackfill.class);
+
+    /** Lets no event through: the operator's input only ties it into the job. */
+    public static final FilterFunction<ChangeEvent> NO_EVENTS = new NoEvents();
+
+    private static final class NoEvents implements FilterFunction<ChangeEvent> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public boolean filter(ChangeEvent event) {
+            return false;
+        }
+    }
+
+    /** One table: how to read it, where its rows go, and the defaults to give. */
+    public static final class TableFill implements Serializable {
+        private static final long serialVersionUID = 1L;
+
+        final HudiTableSpec read;
+        final RowType write;
+        final OutputTag<RowData> tag;
+        final String path;
+        final String positionColumn;
+        final List<HudiDefaults.Added> pending;
+
+        /**
+         * @param read the table as it is now: the write type's columns its schema has
+         * @param write the table's write type, which the emitted rows have
+         */
+        public TableFill(
+                HudiTableSpec read,
+                RowType write,
+                OutputTag<RowData> tag,
+                String path,
+                String positionColumn,
+                List<HudiDefaults.Added> pending) {
+            this.read = Objects.requireNonNull(read, "read");
+            this.write = Objects.requireNonNull(write, "write");
+            this.tag = Objects.requireNonNull(tag, "tag");
+            this.path = Objects.requireNonNull(path, "path");
+            this.positionColumn = Objects.requireNonNull(positionColumn, "positionColumn");
+            this.pending = List.copyOf(pending);
+        }
+
+        /** The table's Hudi name. */
+        public String name() {
+            return read.name();
+        }
+    }
+
+    private final List<TableFill> tables;
+    private transient boolean given;
+    private transient boolean marked;
+
+    public HudiDefaultsBackfill(List<TableFill> tables) {
+        this.tables = List.copyOf(tables);
+    }
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        for (TableFill t : tables) {
+            List<HudiDefaults.Added> pending = new ArrayList<>();
+            // Another attempt of this job may have given them already.
+            for (HudiDefaults.Added a : HudiDefaults.read(t.path, new Configuration(false))) {
+                if (!a.done() && t.pending.stream().anyMatch(p -> p.column().equals(a.column()))) {
+                    pending.add(a);
+                }
+            }
+            if (!pending.isEmpty()) {
+                long start = System.nanoTime();
+                long rows = fill(t, pending);
+                LOG.info(
+                        "Hudi table {}: gave {} row(s) written before the change the default of {} ({} ms).",
+                        t.read.name(),
+                        rows,
+                        pending,
+                        (System.nanoTime() - start) / 1_000_000);
+            }
+        }
+        given = true;
+    }
+
+    private long fill(TableFill t, List<HudiDefaults.Added> pending) throws Exception {
+        RowType read = t.read.type();
+        int position = read.getFieldIndex(t.positionColumn);
+        int[] fromRead = new int[t.write.getFieldCount()];
+        RowData.FieldGetter[] getters = new RowData.FieldGetter[t.write.getFieldCount()];
+        for (int i = 0; i < fromRead.length; i++) {
+            fromRead[i] = read.getFieldIndex(t.write.getFieldNames().get(i));
+            if (fromRead[i] >= 0) {
+                getters[i] = RowData.createFieldGetter(read.getTypeAt(fromRead[i]), fromRead[i]);
+            }
+        }
+        int[] targets = new int[pending.size()];
+        Object[] values = new Object[pending.size()];
+        long[] orders = new long[pending.size()];
+        for (int k = 0; k < targets.length; k++) {
+            HudiDefaults.Added a = pending.get(k);
+            targets[k] = t.write.getFieldIndex(a.column());
+            values[k] = ColumnDefaults.parse(a.defaultText(), t.write.getTypeAt(targets[k]));
+            orders[k] = a.order();
+        }
+        InputFormat<RowData, InputSplit> format;
+        try {
+            format = HudiWriters.reader(t.read);
+        } catch (RuntimeException e) {
+            if (HudiWriters.noFiles(e)) {
+                return 0; // nothing committed: no row from before
+            }
+            throw e;
+        }
+        RowDataSerializer copier = new RowDataSerializer(read);
+        if (format instanceof RichInputFormat) {
+            ((RichInputFormat<?, ?>) format).setRuntimeContext(getRuntimeContext());
+            ((RichInputFormat<?, ?>) format).openInputFormat();
+        }
+        long count = 0;
+        try {
+            format.configure(new org.apache.flink.configuration.Configuration());
+            InputSplit[] splits;
+            try {
+                splits = format.createInputSplits(1);
+            } catch (RuntimeException e) {
+                if (HudiWriters.noFiles(e)) {
+                    return 0;
+                }
+                throw e;
+            }
+            for (InputSplit split : splits) {
+                format.open(split);
+                try {
+                    while (!format.reachedEnd()) {
+                        RowData row = format.nextRecord(null);
+                        if (row == null
+                                || row.getRowKind() == RowKind.DELETE
+                                || row.getRowKind() == RowKind.UPDATE_BEFORE) {
+                            continue;
+                        }
+                        GenericRowData out = null;
+                        for (int k = 0; k < targets.length; k++) {
+                            int from = fromRead[targets[k]];
+                            boolean lacks = from < 0 || row.isNullAt(from);
+                            if (lacks && row.getLong(position) < orders[k]) {
+                                if (out == null) {
+                                    out = widen(copier.copy(row), getters);
+                                }
+                                out.setField(targets[k], values[k]);
+                            }
+                        }
+                        if (out != null) {
+                            output.collect(t.tag, new StreamRecord<>(out));
+                            count++;
+                        }
+                    }
+                } finally {
+                    format.close();
+                }
+            }
+        } finally {
+            if (format instanceof RichInputFormat) {
+                ((RichInputFormat<?, ?>) format).closeInputFormat();
+            }
+        }
+        return count;
+    }
+
+    /** The row read, in the write type: a column the table has no value of yet is NULL. */
+    private static GenericRowData widen(RowData row, RowData.FieldGetter[] getters) {
+        GenericRowData out = new GenericRowData(RowKind.INSERT, getters.length);
+        for (int i = 0; i < getters.length; i++) {
+            out.setField(i, getters[i] == null ? null : getters[i].getFieldOrNull(row));
+        }
+        return out;
+    }
+
+    @Override
+    public void processElement(StreamRecord<ChangeEvent> element) {
+        // Fed by no records (NO_EVENTS).
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) throws Exception {
+        super.notifyCheckpointComplete(checkpointId);
+        if (given && !marked) {
+            // This checkpoint's Hudi instant holds the rows emitted in open().
+            for (TableFill t : tables) {
+                for (HudiDefaults.Added a : t.pending) {
+                    HudiDefaults.markDone(t.path, a.column(), new Configuration(false));
+                }
+            }
+            marked = true;
+            LOG.info("Defaults given and marked: {}", describe());
+        }
+    }
+
+    private List<String> describe() {
+        List<String> out = new ArrayList<>();
+        tables.forEach(t -> out.add(t.read.name() + " " + t.pending));
+        return out;
+    }
+}
