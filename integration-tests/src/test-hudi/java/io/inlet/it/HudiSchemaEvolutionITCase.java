@@ -170,7 +170,8 @@ class HudiSchemaEvolutionITCase {
                     "UPDATE t SET status = 'paid' WHERE id = 2",
                     "DELETE FROM t WHERE id = 4",
                     "INSERT INTO t (id, name) VALUES (5, 'five')",
-                    "ALTER TABLE t ADD COLUMN qty INT NOT NULL DEFAULT 7, ADD COLUMN rate DECIMAL(6,3) NULL DEFAULT 1.5",
+                    "ALTER TABLE t ADD COLUMN qty INT NOT NULL DEFAULT 7,"
+                            + " ADD COLUMN rate DECIMAL(6,3) NULL DEFAULT 1.5",
                     "INSERT INTO t (id, name, rate) VALUES (6, 'six', NULL)",
                     "UPDATE t SET rate = NULL, qty = 8 WHERE id = 3");
             run.awaitEqual(3, c, db);
@@ -272,7 +273,8 @@ class HudiSchemaEvolutionITCase {
                 mysql.execute(
                         db,
                         "UPDATE t SET v = 11 WHERE id = 1",
-                        "ALTER TABLE t ADD COLUMN note VARCHAR(50) NULL AFTER v, ADD COLUMN grade INT NOT NULL DEFAULT 3",
+                        "ALTER TABLE t ADD COLUMN note VARCHAR(50) NULL AFTER v,"
+                                + " ADD COLUMN grade INT NOT NULL DEFAULT 3",
                         "UPDATE t SET note = 'second' WHERE id = 2",
                         "UPDATE t SET v = 31, note = 'third', grade = 4 WHERE id = 3",
                         "INSERT INTO t VALUES (4, 40, 'fourth', 'four', 5)");

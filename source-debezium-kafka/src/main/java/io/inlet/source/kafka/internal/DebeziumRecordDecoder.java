@@ -81,7 +81,10 @@ public final class DebeziumRecordDecoder {
         final TimePrecisionMode timeMode;
         final SchemaChangePolicy schemaChanges;
 
-        /** Per topic, the defaults of columns added since older records were written ({@link EnvelopeSchemas#addedDefaults}). */
+        /**
+         * Per topic, the defaults of columns added since older records were written ({@link
+         * EnvelopeSchemas#addedDefaults}).
+         */
         final HashMap<String, HashMap<String, String>> addedDefaults = new HashMap<>();
 
         /**
