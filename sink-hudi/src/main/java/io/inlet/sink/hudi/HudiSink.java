@@ -39,6 +39,7 @@ import org.slf4j.LoggerFactory;
 import javax.annotation.Nullable;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -396,6 +397,16 @@ public final class HudiSink implements ChangeSink {
                 .collect(Collectors.toList());
     }
 
+    /** The table's delta commits in flight now, left by the job before this one. */
+    private Set<String> writesAtBuild(TableDescriptor t) {
+        try {
+            return HudiTables.pendingWrites(tablePath(t.tableId()), new Configuration(false));
+        } catch (IOException e) {
+            throw new UncheckedIOException(
+                    "Cannot read the timeline of the Hudi table at " + tablePath(t.tableId()), e);
+        }
+    }
+
     @Override
     public void addSink(DataStream<ChangeEvent> stream, SinkContext context) {
         droppedColumnsKept = context.schemaChangesFollowed() && context.droppedColumnsKept();
@@ -430,15 +441,16 @@ public final class HudiSink implements ChangeSink {
             tags.put(t.tableId(), new OutputTag<>("hudi-" + t.tableId().identifier(), InternalTypeInfo.of(write)));
             if (softDeletes(t)) {
                 // Ordered by the sink's own position, deletes compared by it: rows can be given a default later.
-                HudiDefaults.Table d = new HudiDefaults.Table(
-                        tablePath(t.tableId()),
-                        table.isPresent()
-                                ? HudiDefaults.read(tablePath(t.tableId()), new Configuration(false))
-                                : List.of());
-                defaults.put(t.tableId(), d);
-                List<HudiDefaults.Added> pending = d.pending().stream()
-                        .filter(a -> write.getFieldIndex(a.column()) >= 0)
+                List<HudiDefaults.Added> recorded = table.isPresent()
+                        ? HudiDefaults.read(tablePath(t.tableId()), new Configuration(false))
+                        : List.of();
+                Set<String> keptHere = kept.get(t.tableId());
+                List<HudiDefaults.Added> pending = recorded.stream()
+                        .filter(a -> !a.done())
+                        // a column the source no longer has stays NULL in the rows written from now on
+                        .filter(a -> write.getFieldIndex(a.column()) >= 0 && !keptHere.contains(a.column()))
                         .collect(Collectors.toList());
+                defaults.put(t.tableId(), new HudiDefaults.Table(tablePath(t.tableId()), recorded, !pending.isEmpty()));
                 if (!pending.isEmpty()) {
                     // Read as the table is now: without the columns it does not have yet.
                     RowType read = new RowType(
@@ -452,7 +464,8 @@ public final class HudiSink implements ChangeSink {
                             tags.get(t.tableId()),
                             tablePath(t.tableId()),
                             precombine(t),
-                            pending));
+                            pending,
+                            writesAtBuild(t)));
                     filled.add(t.tableId());
                     LOG.info(
                             "Hudi table {}: gives the rows from before a change the default of {}",

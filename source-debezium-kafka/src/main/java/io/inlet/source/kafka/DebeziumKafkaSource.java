@@ -198,14 +198,23 @@ public final class DebeziumKafkaSource implements ChangeSource {
                 TableDescriptor described =
                         EnvelopeSchemas.describe(id, topic, value.get().schema, key, excluded, timePrecisionMode);
                 byTopic.put(topic, described);
-                if (EnvelopeSchemas.hasDefaults(value.get().schema, topic)) {
+                if (value.get().version > 1) {
                     // Records written before a column was added lack it: they take the default it was added with.
-                    List<Schema> history = new ArrayList<>();
-                    client.history(topic + "-value").forEach(r -> history.add(r.schema));
-                    Map<String, String> d = EnvelopeSchemas.addedDefaults(history, topic, described);
-                    if (!d.isEmpty()) {
-                        defaults.put(topic, d);
-                        LOG.info("Topic {}: records from before a column was added take its default: {}", topic, d);
+                    try {
+                        List<Schema> history = new ArrayList<>();
+                        client.history(topic + "-value").forEach(r -> history.add(r.schema));
+                        Map<String, String> d = EnvelopeSchemas.addedDefaults(history, topic, described);
+                        if (!d.isEmpty()) {
+                            defaults.put(topic, d);
+                            LOG.info("Topic {}: records from before a column was added take its default: {}", topic, d);
+                        }
+                    } catch (IOException | RuntimeException e) {
+                        LOG.warn(
+                                "Topic {}: cannot read the subject's schema history ({}); a record from before a"
+                                        + " column was added gets NULL there, or stops the job when the column is"
+                                        + " NOT NULL.",
+                                topic,
+                                e.toString());
                     }
                 }
             } catch (InletValidationException e) {

@@ -99,10 +99,21 @@ public final class HudiDefaults {
 
         private final String path;
         private final List<Added> recorded;
+        private final boolean filling;
 
-        public Table(String path, List<Added> recorded) {
+        /**
+         * @param filling whether this job gives the rows from before pending defaults their value ({@link
+         *     HudiDefaultsBackfill}): its writer then writes the source's deletes as soft ones
+         */
+        public Table(String path, List<Added> recorded, boolean filling) {
             this.path = Objects.requireNonNull(path, "path");
             this.recorded = List.copyOf(recorded);
+            this.filling = filling;
+        }
+
+        /** Whether this job gives rows from before an added column its default. */
+        public boolean filling() {
+            return filling;
         }
 
         public String path() {
@@ -162,8 +173,9 @@ public final class HudiDefaults {
     }
 
     /**
-     * Records the column's default as pending, unless the table has it already (every writer subtask
-     * meets the change; the first one's record stays): written to a file of its own, then renamed.
+     * Records the column's default as pending, unless the table has it already: written to a file of its
+     * own, then renamed. Every writer subtask meets the change and records the same (a binlog change has
+     * one position); where two race, the file system's rename keeps one of them.
      */
     public static void record(String tablePath, Added added, Configuration conf) {
         Path dir = new Path(tablePath, DIR);

@@ -36,15 +36,19 @@ import java.util.Objects;
  * <p>Why this is safe next to the job's own changes: the table is written with Hudi's {@code
  * DefaultHoodieRecordPayload}, which keeps the version with the higher ordering value in every merge,
  * deletes (soft) included; so a change of the same row the job writes (replayed from its checkpoint,
- * or new) wins whichever lands first. The rows are all emitted before the operator's first checkpoint
- * barrier, so they reach the writer in the job's first instant, before any compaction could drop a
- * row a later delete removed (a row this job deleted and compacted away is then not read again). A
- * failure before the defaults are marked given runs it again; rows given already are skipped (their
- * column holds the default).
+ * or new) wins whichever lands first: while a table is given defaults, its writer turns the source's
+ * deletes into soft ones ({@link HudiRowShaper}), as Hudi keeps a hard delete's ordering value out of
+ * the merge with a record that follows it. The rows are all emitted before the job's first checkpoint
+ * (no checkpoint starts before every task runs, and this one runs once {@code open()} returns), so
+ * they are in the writer's first instant with any delete of the same rows, before a compaction could
+ * drop a row a later delete removed (a row deleted and compacted away before is not read at all). The
+ * read waits until the instant the job before left in flight is recommitted or rolled back. A failure
+ * before the defaults are marked given runs it again; rows given already are skipped (their column
+ * holds the default).
  *
- * <p>Marks the columns given once the first checkpoint after it completes (that checkpoint commits
- * Hudi's instant with the rows). Runs with parallelism one, fed by no records (see {@link #NO_EVENTS});
- * keeps no state.
+ * <p>Marks the columns given once the first checkpoint after it completes (Hudi's coordinator commits
+ * that checkpoint's instant, or recommits it after a failure, from the checkpoint's state). Runs
+ * with parallelism one, fed by no records (see {@link #NO_EVENTS}); keeps no state.
  */
 @Internal
 public final class HudiDefaultsBackfill extends AbstractStreamOperator<RowData>
@@ -75,10 +79,13 @@ public final class HudiDefaultsBackfill extends AbstractStreamOperator<RowData>
         final String path;
         final String positionColumn;
         final List<HudiDefaults.Added> pending;
+        final java.util.Set<String> writesAtBuild;
 
         /**
          * @param read the table as it is now: the write type's columns its schema has
          * @param write the table's write type, which the emitted rows have
+         * @param writesAtBuild the table's delta commits in flight when the job was built (the job before
+         *     it): the read waits until they are recommitted or rolled back
          */
         public TableFill(
                 HudiTableSpec read,
@@ -86,13 +93,15 @@ public final class HudiDefaultsBackfill extends AbstractStreamOperator<RowData>
                 OutputTag<RowData> tag,
                 String path,
                 String positionColumn,
-                List<HudiDefaults.Added> pending) {
+                List<HudiDefaults.Added> pending,
+                java.util.Set<String> writesAtBuild) {
             this.read = Objects.requireNonNull(read, "read");
             this.write = Objects.requireNonNull(write, "write");
             this.tag = Objects.requireNonNull(tag, "tag");
             this.path = Objects.requireNonNull(path, "path");
             this.positionColumn = Objects.requireNonNull(positionColumn, "positionColumn");
             this.pending = List.copyOf(pending);
+            this.writesAtBuild = java.util.Set.copyOf(writesAtBuild);
         }
 
         /** The table's Hudi name. */
@@ -122,6 +131,7 @@ public final class HudiDefaultsBackfill extends AbstractStreamOperator<RowData>
             }
             if (!pending.isEmpty()) {
                 long start = System.nanoTime();
+                awaitWritesAtBuild(t);
                 long rows = fill(t, pending);
                 LOG.info(
                         "Hudi table {}: gave {} row(s) written before the change the default of {} ({} ms).",
@@ -132,6 +142,34 @@ public final class HudiDefaultsBackfill extends AbstractStreamOperator<RowData>
             }
         }
         given = true;
+    }
+
+    /** How long the read waits for the job before's last instant to be recommitted or rolled back. */
+    private static final long WRITES_AT_BUILD_TIMEOUT_MS = 300_000;
+
+    /**
+     * Waits until the delta commits in flight when the job was built are no longer: the restored job's
+     * Hudi coordinator recommits the one whose checkpoint completed (its rows are from before the
+     * checkpoint, so the job does not read them again) once its writers start, and rolls back the others.
+     * Read before that, the recommitted rows would keep NULL.
+     */
+    private static void awaitWritesAtBuild(TableFill t) throws Exception {
+        long deadline = System.currentTimeMillis() + WRITES_AT_BUILD_TIMEOUT_MS;
+        while (true) {
+            java.util.Set<String> still = new java.util.TreeSet<>(t.writesAtBuild);
+            still.retainAll(HudiTables.pendingWrites(t.path, new Configuration(false)));
+            if (still.isEmpty()) {
+                return;
+            }
+            if (System.currentTimeMillis() > deadline) {
+                throw new io.inlet.core.InletStopException("The Hudi table at " + t.path + " still has the delta"
+                        + " commit(s) " + still + " of the job before this one in flight after "
+                        + WRITES_AT_BUILD_TIMEOUT_MS / 1000 + " s: Hudi's writer neither recommitted nor rolled"
+                        + " them back, so the rows from before the added column cannot be read yet. Check the"
+                        + " table's timeline (.hoodie) and the job's log, then restart it from its latest checkpoint.");
+            }
+            Thread.sleep(200); // the coordinator resolves them as the job's writers start
+        }
     }
 
     private long fill(TableFill t, List<HudiDefaults.Added> pending) throws Exception {
@@ -145,14 +183,31 @@ public final class HudiDefaultsBackfill extends AbstractStreamOperator<RowData>
                 getters[i] = RowData.createFieldGetter(read.getTypeAt(fromRead[i]), fromRead[i]);
             }
         }
-        int[] targets = new int[pending.size()];
-        Object[] values = new Object[pending.size()];
-        long[] orders = new long[pending.size()];
-        for (int k = 0; k < targets.length; k++) {
-            HudiDefaults.Added a = pending.get(k);
-            targets[k] = t.write.getFieldIndex(a.column());
-            values[k] = ColumnDefaults.parse(a.defaultText(), t.write.getTypeAt(targets[k]));
-            orders[k] = a.order();
+        List<Integer> targetList = new ArrayList<>();
+        List<Object> valueList = new ArrayList<>();
+        List<Long> orderList = new ArrayList<>();
+        for (HudiDefaults.Added a : pending) {
+            int target = t.write.getFieldIndex(a.column());
+            try {
+                valueList.add(ColumnDefaults.parse(a.defaultText(), t.write.getTypeAt(target)));
+            } catch (IllegalArgumentException e) {
+                // The same on every attempt: said, and left NULL rather than failing the job again and again.
+                LOG.warn(
+                        "Hudi table {}: the recorded default {} is no value of {}; the rows before keep NULL there.",
+                        t.read.name(),
+                        a,
+                        t.write.getTypeAt(target).asSummaryString(),
+                        e);
+                continue;
+            }
+            targetList.add(target);
+            orderList.add(a.order());
+        }
+        int[] targets = targetList.stream().mapToInt(Integer::intValue).toArray();
+        Object[] values = valueList.toArray();
+        long[] orders = orderList.stream().mapToLong(Long::longValue).toArray();
+        if (targets.length == 0) {
+            return 0;
         }
         InputFormat<RowData, InputSplit> format;
         try {
@@ -239,7 +294,14 @@ public final class HudiDefaultsBackfill extends AbstractStreamOperator<RowData>
             // This checkpoint's Hudi instant holds the rows emitted in open().
             for (TableFill t : tables) {
                 for (HudiDefaults.Added a : t.pending) {
-                    HudiDefaults.markDone(t.path, a.column(), new Configuration(false));
+                    try {
+                        HudiDefaults.markDone(t.path, a.column(), new Configuration(false));
+                    } catch (java.io.UncheckedIOException e) {
+                        // Not worth a failure: the next job finds it pending and reads the table again (rows given
+                        // the default already are skipped).
+                        LOG.warn(
+                                "Hudi table {}: cannot mark {} given; the next job checks again.", t.read.name(), a, e);
+                    }
                 }
             }
             marked = true;

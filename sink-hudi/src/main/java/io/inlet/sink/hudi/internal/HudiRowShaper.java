@@ -76,6 +76,9 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> i
     /** Per table, the recorded defaults as values of the write type, by column. */
     private transient Map<TableId, Map<String, Object>> defaultValues;
 
+    /** The tables whose hard deletes were said. */
+    private transient Set<TableId> hardDeletesSaid;
+
     private transient Map<TableId, Map<RowType, Shape>> shapes;
     /** Per table, the columns new to its Hudi table that no row written yet had. */
     private transient Map<TableId, Set<String>> unwritten;
@@ -222,7 +225,50 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> i
         if (!shape.identity) {
             row = reshape(shape, row, event.position().order());
         }
+        if (row.getRowKind() == RowKind.DELETE && filling(id)) {
+            row = softDelete(id, (GenericRowData) row);
+        }
         ctx.output(tag, row);
+    }
+
+    private boolean filling(TableId id) {
+        HudiDefaults.Table t = defaults.get(id);
+        return t != null && t.filling();
+    }
+
+    /**
+     * The delete as a soft one: the row's values with Hudi's {@code _hoodie_is_deleted} set, an upsert that
+     * every merge orders by its ordering value. While the job gives rows from before an added column its
+     * default, such a row of the same key may reach the writer after the delete, and Hudi 0.14 lets any record
+     * that follows a hard delete win. A row without a value where the table needs one (a key-only before
+     * image) stays a hard delete, said once.
+     */
+    private RowData softDelete(TableId id, GenericRowData row) {
+        RowType write = writeTypes.get(id);
+        int deleted = write.getFieldCount() - 1;
+        for (int i = 0; i < deleted; i++) {
+            if (row.isNullAt(i) && !write.getTypeAt(i).isNullable()) {
+                if (hardDeletesSaid == null) {
+                    hardDeletesSaid = new HashSet<>();
+                }
+                if (hardDeletesSaid.add(id)) {
+                    LOG.warn(
+                            "Hudi table of {}: a delete without a value of the NOT NULL column '{}' (a before image of"
+                                    + " the key only) is written as a hard delete while the rows from before an"
+                                    + " added column are given its default; such a row may come back if it is"
+                                    + " among them.",
+                            id,
+                            write.getFieldNames().get(i));
+                }
+                return row;
+            }
+        }
+        GenericRowData out = new GenericRowData(RowKind.INSERT, row.getArity());
+        for (int i = 0; i < deleted; i++) {
+            out.setField(i, row.getField(i));
+        }
+        out.setField(deleted, true);
+        return out;
     }
 
     /** The table's recorded defaults as values of its write type, by column; kept columns have none. */
@@ -360,7 +406,10 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> i
             if (HudiColumns.widens(have, now)) {
                 cannot.add("column '" + f.getName() + "' widened from " + have.asSummaryString() + " to "
                         + now.asSummaryString() + ". " + HudiColumns.NO_WIDENING);
-            } else if (!HudiColumns.sameAvro(now, have) && !HudiColumns.widens(now, have)) {
+            } else if (!(keptColumns.getOrDefault(id, new HashSet<>()).contains(f.getName())
+                            ? HudiColumns.sameAvro(now, have) // typed from the table's Avro field, without precision
+                            : HudiColumns.storedAlike(now, have))
+                    && !HudiColumns.widens(now, have)) {
                 cannot.add("column '" + f.getName() + "' changed from " + have.asSummaryString() + " to "
                         + now.asSummaryString() + ", which Hudi cannot read its rows written before as");
             } else if (now.isNullable() && !have.isNullable()) { // the table's column holds every value, not NULL
@@ -377,7 +426,8 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> i
                 continue;
             }
             long order = event.position().order();
-            if (table == null || order == SourcePosition.UNKNOWN_ORDER) {
+            // Only a binlog position orders the change among the rows' ordering values (a Kafka offset does not).
+            if (table == null || event.position().kind() != SourcePosition.Kind.BINLOG) {
                 // Said where it happens: without the sink's own ordering and soft deletes the rows cannot be
                 // given their default safely (see HudiSink).
                 LOG.warn(
@@ -389,7 +439,7 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> i
                         c.defaultValue().get(),
                         table == null
                                 ? "the table is not ordered by the sink's own '_source_position' with soft deletes"
-                                : "the change has no position in its source");
+                                : "the change has no binlog position to tell the rows before it by");
                 continue;
             }
             if (table.recorded(c.column()).isPresent()) {

@@ -20,10 +20,13 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
@@ -92,6 +95,35 @@ public final class HudiTables {
     }
 
     private static final Pattern COMPLETED = Pattern.compile("\\d+\\.(commit|deltacommit|replacecommit)");
+
+    /**
+     * The table's delta commits that are requested or in flight, not completed: a writer's instant that a
+     * job restored from its checkpoint recommits, or rolls back, once its writers start.
+     */
+    public static Set<String> pendingWrites(String basePath, Configuration hadoopConf) throws IOException {
+        Path timeline = new Path(basePath, ".hoodie");
+        FileSystem fs = timeline.getFileSystem(hadoopConf);
+        Set<String> started = new TreeSet<>();
+        Set<String> completed = new HashSet<>();
+        if (fs.exists(timeline)) {
+            for (FileStatus s : fs.listStatus(timeline)) {
+                String name = s.getPath().getName();
+                int dot = name.indexOf('.');
+                if (!s.isFile() || dot < 0) {
+                    continue;
+                }
+                String time = name.substring(0, dot);
+                String action = name.substring(dot + 1);
+                if (action.equals("deltacommit")) {
+                    completed.add(time);
+                } else if (action.equals("deltacommit.inflight") || action.equals("deltacommit.requested")) {
+                    started.add(time);
+                }
+            }
+        }
+        started.removeAll(completed);
+        return started;
+    }
 
     /** Whether the table's schema (as created) has the column. */
     public static boolean hasColumn(Properties existing, String column) {

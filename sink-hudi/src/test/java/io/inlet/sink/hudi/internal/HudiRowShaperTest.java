@@ -273,7 +273,7 @@ class HudiRowShaperTest {
                 new String[] {"id", "v", "name", "status", "_source_position"});
         RowType built = OLDER.toRowType();
         OutputTag<RowData> tag = new OutputTag<>("hudi-db.t", InternalTypeInfo.of(built));
-        HudiDefaults.Table none = new HudiDefaults.Table(table.toUri().toString(), List.of());
+        HudiDefaults.Table none = new HudiDefaults.Table(table.toUri().toString(), List.of(), false);
         try (OneInputStreamOperatorTestHarness<ChangeEvent, RowData> h =
                 ProcessFunctionTestHarnesses.forProcessFunction(new HudiRowShaper(
                         Map.of(T, tag),
@@ -317,7 +317,7 @@ class HudiRowShaperTest {
                 Map.of(T, false),
                 Map.of(T, Set.of("status")),
                 Map.of(),
-                Map.of(T, new HudiDefaults.Table(table.toUri().toString(), recorded))));
+                Map.of(T, new HudiDefaults.Table(table.toUri().toString(), recorded, false))));
         try (OneInputStreamOperatorTestHarness<ChangeEvent, RowData> h =
                 ProcessFunctionTestHarnesses.forProcessFunction(shipped)) {
             h.processElement(row(OLDER, 150, 1, 10, StringData.fromString("one")), 0);
@@ -346,6 +346,50 @@ class HudiRowShaperTest {
                 .singleElement()
                 .satisfies(a -> assertThat(a.defaultText()).isEqualTo("new"))
                 .satisfies(a -> assertThat(a.done()).isTrue());
+    }
+
+    /**
+     * While the job gives rows from before an added column its default, a delete is written as a soft one (the
+     * row's values, {@code _hoodie_is_deleted} set): Hudi 0.14 lets a record that follows a hard delete win
+     * whatever its ordering value, and the backfill's copy of the row may follow it. A key-only before image
+     * stays a hard delete.
+     */
+    @Test
+    void deletesAreSoftWhileTheJobGivesRowsTheirDefault(@TempDir Path table) throws Exception {
+        RowType write = RowType.of(
+                new org.apache.flink.table.types.logical.LogicalType[] {
+                    new IntType(false),
+                    new IntType(false),
+                    new VarCharType(false, 20), // NOT NULL in the table: a delete needs its value to be soft
+                    new BigIntType(false),
+                    new org.apache.flink.table.types.logical.BooleanType()
+                },
+                new String[] {"id", "v", "name", "_source_position", "_hoodie_is_deleted"});
+        OutputTag<RowData> tag = new OutputTag<>("hudi-db.t", InternalTypeInfo.of(write));
+        HudiRowShaper shaper = new HudiRowShaper(
+                Map.of(T, tag),
+                Map.of(T, OLDER.toRowType()),
+                Map.of(T, write),
+                Map.of(T, 2),
+                Map.of(T, false),
+                Map.of(T, Set.of()),
+                Map.of(),
+                Map.of(T, new HudiDefaults.Table(table.toUri().toString(), List.of(), true)));
+        try (OneInputStreamOperatorTestHarness<ChangeEvent, RowData> h =
+                ProcessFunctionTestHarnesses.forProcessFunction(shaper)) {
+            ChangeEvent delete = row(OLDER, 300, 1, 10, StringData.fromString("one"));
+            delete.row().setRowKind(org.apache.flink.types.RowKind.DELETE);
+            h.processElement(delete, 0);
+            ChangeEvent keyOnly = row(OLDER, 310, 2, 20, null);
+            keyOnly.row().setRowKind(org.apache.flink.types.RowKind.DELETE);
+            h.processElement(keyOnly, 0);
+            long order300 = SourcePosition.binlogOrder("mysql-bin.000001", 300, 0);
+            long order310 = SourcePosition.binlogOrder("mysql-bin.000001", 310, 0);
+            assertThat(h.getSideOutput(tag).stream()
+                            .map(r -> r.getValue().toString())
+                            .collect(Collectors.toList()))
+                    .containsExactly("+I(1,10,one," + order300 + ",true)", "-D(2,20,null," + order310 + ",null)");
+        }
     }
 
     @Test

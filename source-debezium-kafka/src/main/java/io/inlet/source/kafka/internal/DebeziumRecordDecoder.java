@@ -30,6 +30,7 @@ import javax.annotation.Nullable;
 
 import java.io.IOException;
 import java.io.Serializable;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -364,7 +365,7 @@ public final class DebeziumRecordDecoder {
             SchemaChange change =
                     settings.schemaChanges.follow(f.current, now.columns(), f.current.primaryKey(), Map.of(), null);
             if (change != null) {
-                change = withDefaults(change, EnvelopeSchemas.rowSchema(client.schemaById(id), raw.topic), f);
+                change = withDefaults(change, raw.topic, id, f);
             }
             LOG.info(
                     "Table {} changed in the source (topic {}, schema id {}, at {}): {}; following it as"
@@ -387,10 +388,30 @@ public final class DebeziumRecordDecoder {
      * The change, its added columns carrying the default the writer schema gives them: Debezium writes a
      * column's DDL default into the schema, and the rows that existed before have it in the source.
      */
-    private static SchemaChange withDefaults(SchemaChange change, Schema row, Followed f) {
+    private SchemaChange withDefaults(SchemaChange change, String topic, int id, Followed f) throws IOException {
+        // The subject's schemas up to the writer's: the one that added a column has the default its rows took,
+        // and tells a rename-like step (a column lost at once) apart. A writer schema not in the subject's
+        // history (another naming strategy) is taken alone.
+        List<Schema> values = new ArrayList<>();
+        boolean found = false;
+        for (SchemaRegistryClient.Registered r : client.history(topic + "-value")) {
+            values.add(r.schema);
+            if (r.id == id) {
+                found = true;
+                break;
+            }
+        }
+        if (!found) {
+            values = List.of(client.schemaById(id));
+        }
+        List<Schema> rows = EnvelopeSchemas.rows(values, topic);
         Map<String, String> defaults = new HashMap<>();
         for (ColumnChange c : change.changes()) {
-            Schema.Field field = c.kind() == ColumnChange.Kind.ADDED ? row.getField(c.column()) : null;
+            Schema.Field field = c.kind() != ColumnChange.Kind.ADDED
+                    ? null
+                    : rows.size() == 1
+                            ? rows.get(0).getField(c.column())
+                            : EnvelopeSchemas.addingField(rows, c.column());
             String text = field == null ? null : AvroSemantics.defaultText(field);
             if (text == null) {
                 continue;
@@ -597,7 +618,11 @@ public final class DebeziumRecordDecoder {
             for (ColumnChange c : change.changes()) {
                 switch (c.kind()) {
                     case ADDED:
-                        c.defaultValue().ifPresent(d -> defaults.put(c.column(), d));
+                        if (c.defaultValue().isPresent()) {
+                            defaults.put(c.column(), c.defaultValue().get());
+                        } else {
+                            defaults.remove(c.column()); // added again without one: no earlier default holds
+                        }
                         break;
                     case DROPPED:
                         defaults.remove(c.column());

@@ -90,11 +90,6 @@ public final class EnvelopeSchemas {
         return b.build();
     }
 
-    /** Whether a row field of the value schema has a default Inlet carries ({@link AvroSemantics#defaultText}). */
-    public static boolean hasDefaults(Schema value, String topic) {
-        return rowSchema(value, topic).getFields().stream().anyMatch(f -> AvroSemantics.defaultText(f) != null);
-    }
-
     /**
      * What the rows written before each of the table's columns was added have in it, as the source
      * gives it them: per column that an older value schema of the topic lacks, the default (as {@link
@@ -110,27 +105,11 @@ public final class EnvelopeSchemas {
      * @param history the topic's value schemas, oldest first
      */
     public static Map<String, String> addedDefaults(List<Schema> history, String topic, TableDescriptor table) {
-        List<Schema> rows = new ArrayList<>();
-        for (Schema value : history) {
-            try {
-                rows.add(rowSchema(value, topic));
-            } catch (InletValidationException e) {
-                rows.clear(); // not an envelope: what came before it tells nothing of the table's columns
-            }
-        }
+        List<Schema> rows = rows(history, topic);
         Map<String, String> out = new LinkedHashMap<>();
         for (Column c : table.columns()) {
-            Schema.Field added = null;
-            boolean lacked = false;
-            for (int i = rows.size() - 1; i >= 0 && !lacked; i--) {
-                Schema.Field f = rows.get(i).getField(c.name());
-                if (f == null) {
-                    lacked = true;
-                } else {
-                    added = f;
-                }
-            }
-            String text = lacked && added != null ? AvroSemantics.defaultText(added) : null;
+            Schema.Field added = addingField(rows, c.name());
+            String text = added == null ? null : AvroSemantics.defaultText(added);
             if (text == null) {
                 continue;
             }
@@ -142,6 +121,41 @@ public final class EnvelopeSchemas {
             }
         }
         return out;
+    }
+
+    /** The row schemas of the value schemas, oldest first, from the last one that is no envelope on. */
+    public static List<Schema> rows(List<Schema> history, String topic) {
+        List<Schema> rows = new ArrayList<>();
+        for (Schema value : history) {
+            try {
+                rows.add(rowSchema(value, topic));
+            } catch (InletValidationException e) {
+                rows.clear(); // not an envelope: what came before it tells nothing of the table's columns
+            }
+        }
+        return rows;
+    }
+
+    /**
+     * The column's field in the row schema that added it last: the oldest of the newest run of schemas
+     * that have it, when a schema before lacks it. Null when every schema has it, when none does, or when
+     * the schema that added it lost another column at once: a value schema says no DDL, and that may be a
+     * rename, whose rows hold the old column's values, not the new one's default.
+     *
+     * @param rows row schemas, oldest first
+     */
+    @Nullable
+    public static Schema.Field addingField(List<Schema> rows, String column) {
+        int added = -1;
+        for (int i = rows.size() - 1; i >= 0 && rows.get(i).getField(column) != null; i--) {
+            added = i;
+        }
+        if (added <= 0) {
+            return null;
+        }
+        Schema before = rows.get(added - 1);
+        Schema at = rows.get(added);
+        return before.getFields().stream().anyMatch(f -> at.getField(f.name()) == null) ? null : at.getField(column);
     }
 
     /** Whether exclude-columns leaves the column out. */

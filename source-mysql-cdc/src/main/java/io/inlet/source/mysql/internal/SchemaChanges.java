@@ -209,10 +209,16 @@ public final class SchemaChanges {
             key.add(k);
         }
         try {
-            SchemaChange change = policy.follow(current, now, key, renames(ddl), ddl == null ? null : ddl.trim());
+            Map<String, String> renames = renames(ddl);
+            SchemaChange change = policy.follow(current, now, key, renames, ddl == null ? null : ddl.trim());
             if (change != null) {
                 Map<String, String> carried = new LinkedHashMap<>();
                 for (Map.Entry<String, String> d : addedDefaults(change, after).entrySet()) {
+                    if (renames.containsValue(d.getKey())) {
+                        // A rename the lake does not follow adds the new name: MySQL's rows hold the old column's
+                        // values there, not the default the statement gives (CHANGE b c INT DEFAULT 0).
+                        continue;
+                    }
                     LogicalType type = change.after()
                             .column(d.getKey())
                             .orElseThrow()
