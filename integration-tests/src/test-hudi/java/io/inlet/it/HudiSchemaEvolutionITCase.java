@@ -79,6 +79,11 @@ class HudiSchemaEvolutionITCase {
                         Supervised.start(lake, checkpoints, () -> FactoryDiscovery.createSource("mysql-cdc", source));
                 Connection c = mysql.connection(db)) {
             run.awaitEqual(1, c, db);
+            // The binlog phase runs: the checkpoints from here on hold the table's schema in the binlog split.
+            // (One from between the snapshot and the binlog phase may not, and a job restored from it after a
+            // DDL fails in Flink CDC 2.4.2 with "Data row is smaller than a column index": README.)
+            mysql.execute(db, "UPDATE t SET name = 'one!' WHERE id = 1");
+            run.awaitEqual(1, c, db);
 
             // Rows change before and after an added column, within a checkpoint or two: the job stops at the
             // change, and the rebuilt job reads again from its latest checkpoint, the rows before the change
@@ -163,6 +168,8 @@ class HudiSchemaEvolutionITCase {
                         Supervised.start(lake, checkpoints, () -> FactoryDiscovery.createSource("mysql-cdc", source));
                 Connection c = mysql.connection(db)) {
             run.awaitEqual(1, c, db);
+            mysql.execute(db, "UPDATE t SET name = 'one!' WHERE id = 1"); // the binlog phase runs (see above)
+            run.awaitEqual(1, c, db);
             mysql.execute(
                     db,
                     "UPDATE t SET name = 'uno' WHERE id = 1",
@@ -209,12 +216,14 @@ class HudiSchemaEvolutionITCase {
         try (Supervised run =
                 Supervised.start(lake, checkpoints, () -> FactoryDiscovery.createSource("mysql-cdc", source))) {
             run.awaitHudi(1, Map.of(1, "name=one, gone=g1", 2, "name=two, gone=g2"));
+            mysql.execute(db, "UPDATE t SET gone = 'g2!' WHERE id = 2"); // the binlog phase runs (see above)
+            run.awaitHudi(1, Map.of(1, "name=one, gone=g1", 2, "name=two, gone=g2!"));
             mysql.execute(
                     db,
                     "ALTER TABLE t DROP COLUMN gone",
                     "ALTER TABLE t RENAME COLUMN name TO label",
                     "UPDATE t SET label = 'uno' WHERE id = 1");
-            run.awaitHudi(2, Map.of(1, "label=uno, name=NULL, gone=NULL", 2, "label=NULL, name=two, gone=g2"));
+            run.awaitHudi(2, Map.of(1, "label=uno, name=NULL, gone=NULL", 2, "label=NULL, name=two, gone=g2!"));
             assertThat(Jobs.messages(Jobs.awaitFailure(run.jobs.get(0), TIMEOUT)))
                     .contains("column 'label' VARCHAR(20) is new");
             assertThat(run.built.get().sinkTables().get(0).columnNames()).containsExactly("id", "label");
