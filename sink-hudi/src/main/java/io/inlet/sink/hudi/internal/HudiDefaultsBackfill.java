@@ -5,9 +5,6 @@ import io.inlet.core.event.ChangeEvent;
 import io.inlet.core.table.ColumnDefaults;
 
 import org.apache.flink.api.common.functions.FilterFunction;
-import org.apache.flink.api.common.io.InputFormat;
-import org.apache.flink.api.common.io.RichInputFormat;
-import org.apache.flink.core.io.InputSplit;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
@@ -209,68 +206,26 @@ public final class HudiDefaultsBackfill extends AbstractStreamOperator<RowData>
         if (targets.length == 0) {
             return 0;
         }
-        InputFormat<RowData, InputSplit> format;
-        try {
-            format = HudiWriters.reader(t.read);
-        } catch (RuntimeException e) {
-            if (HudiWriters.noFiles(e)) {
-                return 0; // nothing committed: no row from before
-            }
-            throw e;
-        }
         RowDataSerializer copier = new RowDataSerializer(read);
-        if (format instanceof RichInputFormat) {
-            ((RichInputFormat<?, ?>) format).setRuntimeContext(getRuntimeContext());
-            ((RichInputFormat<?, ?>) format).openInputFormat();
-        }
-        long count = 0;
-        try {
-            format.configure(new org.apache.flink.configuration.Configuration());
-            InputSplit[] splits;
-            try {
-                splits = format.createInputSplits(1);
-            } catch (RuntimeException e) {
-                if (HudiWriters.noFiles(e)) {
-                    return 0;
-                }
-                throw e;
-            }
-            for (InputSplit split : splits) {
-                format.open(split);
-                try {
-                    while (!format.reachedEnd()) {
-                        RowData row = format.nextRecord(null);
-                        if (row == null
-                                || row.getRowKind() == RowKind.DELETE
-                                || row.getRowKind() == RowKind.UPDATE_BEFORE) {
-                            continue;
-                        }
-                        GenericRowData out = null;
-                        for (int k = 0; k < targets.length; k++) {
-                            int from = fromRead[targets[k]];
-                            boolean lacks = from < 0 || row.isNullAt(from);
-                            if (lacks && row.getLong(position) < orders[k]) {
-                                if (out == null) {
-                                    out = widen(copier.copy(row), getters);
-                                }
-                                out.setField(targets[k], values[k]);
-                            }
-                        }
-                        if (out != null) {
-                            output.collect(t.tag, new StreamRecord<>(out));
-                            count++;
-                        }
+        long[] count = {0};
+        HudiWriters.scan(t.read, getRuntimeContext(), row -> {
+            GenericRowData out = null;
+            for (int k = 0; k < targets.length; k++) {
+                int from = fromRead[targets[k]];
+                boolean lacks = from < 0 || row.isNullAt(from);
+                if (lacks && row.getLong(position) < orders[k]) {
+                    if (out == null) {
+                        out = widen(copier.copy(row), getters);
                     }
-                } finally {
-                    format.close();
+                    out.setField(targets[k], values[k]);
                 }
             }
-        } finally {
-            if (format instanceof RichInputFormat) {
-                ((RichInputFormat<?, ?>) format).closeInputFormat();
+            if (out != null) {
+                output.collect(t.tag, new StreamRecord<>(out));
+                count[0]++;
             }
-        }
-        return count;
+        });
+        return count[0];
     }
 
     /** The row read, in the write type: a column the table has no value of yet is NULL. */

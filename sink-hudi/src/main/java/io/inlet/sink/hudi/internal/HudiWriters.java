@@ -3,7 +3,9 @@ package io.inlet.sink.hudi.internal;
 import io.inlet.annotation.Internal;
 import io.inlet.sink.hudi.HudiSinkOptions;
 
+import org.apache.flink.api.common.functions.RuntimeContext;
 import org.apache.flink.api.common.io.InputFormat;
+import org.apache.flink.api.common.io.RichInputFormat;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.io.InputSplit;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -23,6 +25,7 @@ import org.apache.flink.table.runtime.connector.sink.SinkRuntimeProviderContext;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.utils.TypeConversions;
+import org.apache.flink.types.RowKind;
 import org.apache.hudi.common.model.HoodieTableType;
 import org.apache.hudi.table.HoodieTableFactory;
 import org.apache.hudi.table.HoodieTableSource;
@@ -70,6 +73,66 @@ public final class HudiWriters {
         HoodieTableSource source =
                 (HoodieTableSource) new HoodieTableFactory().createDynamicTableSource(context(table));
         return (InputFormat<RowData, InputSplit>) source.getInputFormat();
+    }
+
+    /** What {@link #scan} does with each row. */
+    @FunctionalInterface
+    public interface RowVisitor {
+        /**
+         * @param row valid during the call only (a view of column vectors the reader reuses): copy what you keep
+         */
+        void visit(RowData row) throws Exception;
+    }
+
+    /**
+     * Reads every row of the table Hudi's reader returns now (base and log files merged; deletes and
+     * before images skipped), in the task's runtime context. Nothing when the table has no committed file.
+     */
+    public static void scan(HudiTableSpec table, RuntimeContext context, RowVisitor visitor) throws Exception {
+        InputFormat<RowData, InputSplit> format;
+        try {
+            format = reader(table);
+        } catch (RuntimeException e) {
+            if (noFiles(e)) {
+                return; // nothing committed yet
+            }
+            throw e;
+        }
+        if (format instanceof RichInputFormat) {
+            ((RichInputFormat<?, ?>) format).setRuntimeContext(context);
+            ((RichInputFormat<?, ?>) format).openInputFormat();
+        }
+        try {
+            format.configure(new org.apache.flink.configuration.Configuration());
+            InputSplit[] splits;
+            try {
+                splits = format.createInputSplits(1);
+            } catch (RuntimeException e) {
+                if (noFiles(e)) {
+                    return;
+                }
+                throw e;
+            }
+            for (InputSplit split : splits) {
+                format.open(split);
+                try {
+                    while (!format.reachedEnd()) {
+                        RowData row = format.nextRecord(null);
+                        if (row != null
+                                && row.getRowKind() != RowKind.DELETE
+                                && row.getRowKind() != RowKind.UPDATE_BEFORE) {
+                            visitor.visit(row);
+                        }
+                    }
+                } finally {
+                    format.close();
+                }
+            }
+        } finally {
+            if (format instanceof RichInputFormat) {
+                ((RichInputFormat<?, ?>) format).closeInputFormat();
+            }
+        }
     }
 
     /** Whether Hudi's reader failed because the table has no committed file yet (nothing to read). */

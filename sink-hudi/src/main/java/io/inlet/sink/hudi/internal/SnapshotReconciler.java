@@ -4,13 +4,10 @@ import io.inlet.annotation.Internal;
 import io.inlet.annotation.VisibleForTesting;
 import io.inlet.core.spi.SnapshotSignal;
 
-import org.apache.flink.api.common.io.InputFormat;
-import org.apache.flink.api.common.io.RichInputFormat;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
-import org.apache.flink.core.io.InputSplit;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
@@ -285,62 +282,20 @@ public final class SnapshotReconciler extends AbstractStreamOperator<RowData>
     }
 
     private int deleteOlderRows(TableRead t, long threshold) throws Exception {
-        InputFormat<RowData, InputSplit> format;
-        try {
-            format = HudiWriters.reader(t.table);
-        } catch (RuntimeException e) {
-            if (HudiWriters.noFiles(e)) {
-                return 0; // nothing committed yet: no row to delete
-            }
-            throw e;
-        }
-        // A deep copy: the reader's rows may be views of column vectors it reuses.
+        // A deep copy of each row kept: the reader's rows may be views of column vectors it reuses.
         RowDataSerializer copier = new RowDataSerializer(t.table.type);
         RowData.FieldGetter[] getters = new RowData.FieldGetter[t.table.type.getFieldCount()];
         for (int i = 0; i < getters.length; i++) {
             getters[i] = RowData.createFieldGetter(t.table.type.getTypeAt(i), i);
         }
-        if (format instanceof RichInputFormat) {
-            ((RichInputFormat<?, ?>) format).setRuntimeContext(getRuntimeContext());
-            ((RichInputFormat<?, ?>) format).openInputFormat();
-        }
-        int deletes = 0;
-        try {
-            format.configure(new org.apache.flink.configuration.Configuration());
-            InputSplit[] splits;
-            try {
-                splits = format.createInputSplits(1);
-            } catch (RuntimeException e) {
-                if (HudiWriters.noFiles(e)) {
-                    return 0;
-                }
-                throw e;
+        int[] deletes = {0};
+        HudiWriters.scan(t.table, getRuntimeContext(), row -> {
+            if (row.getLong(t.position) < threshold) {
+                found.put(new Found(t.tag, softDelete(t, getters, copier.copy(row))));
+                deletes[0]++;
             }
-            for (InputSplit split : splits) {
-                format.open(split);
-                try {
-                    while (!format.reachedEnd()) {
-                        RowData row = format.nextRecord(null);
-                        if (row == null
-                                || row.getRowKind() == RowKind.DELETE
-                                || row.getRowKind() == RowKind.UPDATE_BEFORE) {
-                            continue;
-                        }
-                        if (row.getLong(t.position) < threshold) {
-                            found.put(new Found(t.tag, softDelete(t, getters, copier.copy(row))));
-                            deletes++;
-                        }
-                    }
-                } finally {
-                    format.close();
-                }
-            }
-        } finally {
-            if (format instanceof RichInputFormat) {
-                ((RichInputFormat<?, ?>) format).closeInputFormat();
-            }
-        }
-        return deletes;
+        });
+        return deletes[0];
     }
 
     private static RowData softDelete(TableRead t, RowData.FieldGetter[] getters, RowData row) {
