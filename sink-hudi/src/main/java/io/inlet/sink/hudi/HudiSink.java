@@ -43,7 +43,6 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -420,8 +419,7 @@ public final class HudiSink implements ChangeSink {
         Map<TableId, Set<String>> newColumns = new HashMap<>();
         Map<TableId, Set<String>> kept = new HashMap<>();
         Map<TableId, HudiDefaults.Table> defaults = new HashMap<>();
-        List<HudiDefaultsBackfill.TableFill> fills = new ArrayList<>();
-        Set<TableId> filled = new HashSet<>();
+        Map<TableId, HudiDefaultsBackfill.TableFill> fills = new LinkedHashMap<>();
         for (TableDescriptor t : context.tables()) {
             kept.put(
                     t.tableId(), keptColumns(t).stream().map(Schema.Field::name).collect(Collectors.toSet()));
@@ -458,15 +456,16 @@ public final class HudiSink implements ChangeSink {
                             write.getFields().stream()
                                     .filter(f -> table.get().getField(f.getName()) != null)
                                     .collect(Collectors.toList()));
-                    fills.add(new HudiDefaultsBackfill.TableFill(
-                            spec(t, read),
-                            write,
-                            tags.get(t.tableId()),
-                            tablePath(t.tableId()),
-                            precombine(t),
-                            pending,
-                            writesAtBuild(t)));
-                    filled.add(t.tableId());
+                    fills.put(
+                            t.tableId(),
+                            new HudiDefaultsBackfill.TableFill(
+                                    spec(t, read),
+                                    write,
+                                    tags.get(t.tableId()),
+                                    tablePath(t.tableId()),
+                                    precombine(t),
+                                    pending,
+                                    writesAtBuild(t)));
                     LOG.info(
                             "Hudi table {}: gives the rows from before a change the default of {}",
                             hudiName(t.tableId()),
@@ -492,7 +491,7 @@ public final class HudiSink implements ChangeSink {
                         .transform(
                                 "Hudi: give rows from before an added column its default",
                                 tags.values().iterator().next().getTypeInfo(),
-                                new HudiDefaultsBackfill(fills))
+                                new HudiDefaultsBackfill(new ArrayList<>(fills.values())))
                         .uid(context.uid("defaults"))
                         .setParallelism(1);
         for (TableDescriptor t : context.tables()) {
@@ -501,7 +500,7 @@ public final class HudiSink implements ChangeSink {
             if (reconciler != null && softDeletes(t)) {
                 rows = rows.union(reconciler.getSideOutput(tags.get(t.tableId())));
             }
-            if (filled.contains(t.tableId())) {
+            if (fills.containsKey(t.tableId())) {
                 rows = rows.union(backfill.getSideOutput(tags.get(t.tableId())));
             }
             HudiWriters.write(rows, spec(t, writeTypes.get(t.tableId())));

@@ -241,16 +241,10 @@ class HudiSinkTest {
                 .column("id", DataTypes.BIGINT())
                 .primaryKey("id")
                 .build();
-        HoodieTableMetaClient.withPropertyBuilder()
-                .setTableType(HoodieTableType.MERGE_ON_READ)
-                .setTableName("events")
-                .setRecordKeyFields("id")
-                .setPreCombineField("_source_position")
-                .setTableCreateSchema(
-                        "{\"type\":\"record\",\"name\":\"r\",\"fields\":[{\"name\":\"id\",\"type\":\"long\"},"
-                                + "{\"name\":\"tags\",\"type\":[\"null\",{\"type\":\"array\",\"items\":\"string\"}]},"
-                                + "{\"name\":\"_source_position\",\"type\":\"long\"}]}")
-                .initTable(new org.apache.hadoop.conf.Configuration(false), sink.tablePath(events.tableId()));
+        createTable(
+                sink,
+                events.tableId(),
+                "{\"name\":\"tags\",\"type\":[\"null\",{\"type\":\"array\",\"items\":\"string\"}]}");
         assertThatThrownBy(() -> sink.validate(List.of(events), true, true))
                 .hasMessageContaining("has a column 'tags' the rows of shop.events do not have, stored as Avro array");
     }
@@ -264,17 +258,10 @@ class HudiSinkTest {
                 .column("at", DataTypes.TIMESTAMP(3))
                 .primaryKey("id")
                 .build();
-        HoodieTableMetaClient.withPropertyBuilder()
-                .setTableType(HoodieTableType.MERGE_ON_READ)
-                .setTableName("events")
-                .setRecordKeyFields("id")
-                .setPreCombineField("_source_position")
-                .setTableCreateSchema(
-                        "{\"type\":\"record\",\"name\":\"r\",\"fields\":[{\"name\":\"id\",\"type\":\"long\"},"
-                                + "{\"name\":\"at\",\"type\":[\"null\","
-                                + "{\"type\":\"long\",\"logicalType\":\"timestamp-millis\"}]},"
-                                + "{\"name\":\"_source_position\",\"type\":\"long\"}]}")
-                .initTable(new org.apache.hadoop.conf.Configuration(false), sink.tablePath(events.tableId()));
+        createTable(
+                sink,
+                events.tableId(),
+                "{\"name\":\"at\",\"type\":[\"null\",{\"type\":\"long\",\"logicalType\":\"timestamp-millis\"}]}");
         sink.validate(List.of(events), false);
         sink.validate(List.of(events), true);
         TableDescriptor micros = events.toBuilder()
@@ -288,22 +275,30 @@ class HudiSinkTest {
         }
     }
 
-    /** A MERGE_ON_READ table of ORDERS as Hudi's own writer creates it: no soft-delete flag. */
-    private static void createTableWithoutTheSoftDeleteFlag(HudiSink sink) throws IOException {
-        String schema = "{\"type\":\"record\",\"name\":\"r\",\"fields\":["
-                + "{\"name\":\"id\",\"type\":\"long\"},"
-                + "{\"name\":\"qty\",\"type\":[\"null\",\"int\"]},"
-                + "{\"name\":\"at\",\"type\":[\"null\",{\"type\":\"int\",\"logicalType\":\"time-millis\"}]},"
-                + "{\"name\":\"region\",\"type\":[\"null\",\"string\"]},"
-                + "{\"name\":\"_source_position\",\"type\":\"long\"}]}";
-        // Through Hudi's own table creation: the properties file with its checksum, as Hudi's writer leaves it.
+    /**
+     * A MERGE_ON_READ table keyed by {@code id} and ordered by {@code _source_position}, as Hudi's own table
+     * creation leaves it (the properties file with its checksum), with these Avro fields between the two.
+     */
+    private static void createTable(HudiSink sink, TableId id, String fields) throws IOException {
         HoodieTableMetaClient.withPropertyBuilder()
                 .setTableType(HoodieTableType.MERGE_ON_READ)
-                .setTableName("orders")
+                .setTableName(id.table())
                 .setRecordKeyFields("id")
                 .setPreCombineField("_source_position")
-                .setTableCreateSchema(schema)
-                .initTable(new org.apache.hadoop.conf.Configuration(false), sink.tablePath(ORDERS.tableId()));
+                .setTableCreateSchema("{\"type\":\"record\",\"name\":\"r\",\"fields\":["
+                        + "{\"name\":\"id\",\"type\":\"long\"}," + fields
+                        + ",{\"name\":\"_source_position\",\"type\":\"long\"}]}")
+                .initTable(new org.apache.hadoop.conf.Configuration(false), sink.tablePath(id));
+    }
+
+    /** A MERGE_ON_READ table of ORDERS as Hudi's own writer creates it: no soft-delete flag. */
+    private static void createTableWithoutTheSoftDeleteFlag(HudiSink sink) throws IOException {
+        createTable(
+                sink,
+                ORDERS.tableId(),
+                "{\"name\":\"qty\",\"type\":[\"null\",\"int\"]},"
+                        + "{\"name\":\"at\",\"type\":[\"null\",{\"type\":\"int\",\"logicalType\":\"time-millis\"}]},"
+                        + "{\"name\":\"region\",\"type\":[\"null\",\"string\"]}");
     }
 
     @Test

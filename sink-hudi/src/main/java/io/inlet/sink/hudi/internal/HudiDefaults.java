@@ -11,6 +11,8 @@ import org.apache.hadoop.fs.Path;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -18,6 +20,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.UUID;
 
@@ -125,15 +128,8 @@ public final class HudiDefaults {
         }
 
         /** The column's recorded default, if any. */
-        public java.util.Optional<Added> recorded(String column) {
+        public Optional<Added> recorded(String column) {
             return recorded.stream().filter(a -> a.column.equals(column)).findFirst();
-        }
-
-        /** The recorded defaults not yet given to the rows before them. */
-        public List<Added> pending() {
-            List<Added> out = new ArrayList<>();
-            recorded.stream().filter(a -> !a.done).forEach(out::add);
-            return out;
         }
     }
 
@@ -157,7 +153,7 @@ public final class HudiDefaults {
                 }
                 Properties p = new Properties();
                 try (InputStream in = fs.open(f.getPath())) {
-                    p.load(new java.io.InputStreamReader(in, StandardCharsets.UTF_8));
+                    p.load(new InputStreamReader(in, StandardCharsets.UTF_8));
                 }
                 out.add(new Added(
                         p.getProperty("column"),
@@ -193,9 +189,7 @@ public final class HudiDefaults {
             p.setProperty("default", added.defaultText);
             p.setProperty("order", Long.toString(added.order));
             try (FSDataOutputStream out = fs.create(tmp, false)) {
-                p.store(
-                        new java.io.OutputStreamWriter(out, StandardCharsets.UTF_8),
-                        "Inlet: a column added with a default");
+                p.store(new OutputStreamWriter(out, StandardCharsets.UTF_8), "Inlet: a column added with a default");
             }
             if (!fs.rename(tmp, pending)) {
                 fs.delete(tmp, false); // another subtask recorded it first

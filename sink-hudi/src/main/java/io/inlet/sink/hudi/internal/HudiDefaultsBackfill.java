@@ -1,6 +1,7 @@
 package io.inlet.sink.hudi.internal;
 
 import io.inlet.annotation.Internal;
+import io.inlet.core.InletStopException;
 import io.inlet.core.event.ChangeEvent;
 import io.inlet.core.table.ColumnDefaults;
 
@@ -19,9 +20,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.Serializable;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Gives the rows of Hudi tables that existed before an {@code ADD COLUMN ... DEFAULT x} the value
@@ -76,7 +80,7 @@ public final class HudiDefaultsBackfill extends AbstractStreamOperator<RowData>
         final String path;
         final String positionColumn;
         final List<HudiDefaults.Added> pending;
-        final java.util.Set<String> writesAtBuild;
+        final Set<String> writesAtBuild;
 
         /**
          * @param read the table as it is now: the write type's columns its schema has
@@ -91,14 +95,14 @@ public final class HudiDefaultsBackfill extends AbstractStreamOperator<RowData>
                 String path,
                 String positionColumn,
                 List<HudiDefaults.Added> pending,
-                java.util.Set<String> writesAtBuild) {
+                Set<String> writesAtBuild) {
             this.read = Objects.requireNonNull(read, "read");
             this.write = Objects.requireNonNull(write, "write");
             this.tag = Objects.requireNonNull(tag, "tag");
             this.path = Objects.requireNonNull(path, "path");
             this.positionColumn = Objects.requireNonNull(positionColumn, "positionColumn");
             this.pending = List.copyOf(pending);
-            this.writesAtBuild = java.util.Set.copyOf(writesAtBuild);
+            this.writesAtBuild = Set.copyOf(writesAtBuild);
         }
 
         /** The table's Hudi name. */
@@ -108,7 +112,7 @@ public final class HudiDefaultsBackfill extends AbstractStreamOperator<RowData>
     }
 
     private final List<TableFill> tables;
-    private transient boolean given;
+    /** Whether the defaults of this attempt's rows are marked given (after its first completed checkpoint). */
     private transient boolean marked;
 
     public HudiDefaultsBackfill(List<TableFill> tables) {
@@ -138,7 +142,6 @@ public final class HudiDefaultsBackfill extends AbstractStreamOperator<RowData>
                         (System.nanoTime() - start) / 1_000_000);
             }
         }
-        given = true;
     }
 
     /** How long the read waits for the job before's last instant to be recommitted or rolled back. */
@@ -153,19 +156,20 @@ public final class HudiDefaultsBackfill extends AbstractStreamOperator<RowData>
     private static void awaitWritesAtBuild(TableFill t) throws Exception {
         long deadline = System.currentTimeMillis() + WRITES_AT_BUILD_TIMEOUT_MS;
         while (true) {
-            java.util.Set<String> still = new java.util.TreeSet<>(t.writesAtBuild);
+            Set<String> still = new TreeSet<>(t.writesAtBuild);
             still.retainAll(HudiTables.pendingWrites(t.path, new Configuration(false)));
             if (still.isEmpty()) {
                 return;
             }
             if (System.currentTimeMillis() > deadline) {
-                throw new io.inlet.core.InletStopException("The Hudi table at " + t.path + " still has the delta"
+                throw new InletStopException("The Hudi table at " + t.path + " still has the delta"
                         + " commit(s) " + still + " of the job before this one in flight after "
                         + WRITES_AT_BUILD_TIMEOUT_MS / 1000 + " s: Hudi's writer neither recommitted nor rolled"
                         + " them back, so the rows from before the added column cannot be read yet. Check the"
                         + " table's timeline (.hoodie) and the job's log, then restart it from its latest checkpoint.");
             }
-            Thread.sleep(200); // the coordinator resolves them as the job's writers start
+            // Hudi gives the task no signal when its coordinator has resolved them; the deadline above bounds this.
+            Thread.sleep(200);
         }
     }
 
@@ -180,13 +184,12 @@ public final class HudiDefaultsBackfill extends AbstractStreamOperator<RowData>
                 getters[i] = RowData.createFieldGetter(read.getTypeAt(fromRead[i]), fromRead[i]);
             }
         }
-        List<Integer> targetList = new ArrayList<>();
-        List<Object> valueList = new ArrayList<>();
-        List<Long> orderList = new ArrayList<>();
+        List<Fill> fills = new ArrayList<>();
         for (HudiDefaults.Added a : pending) {
             int target = t.write.getFieldIndex(a.column());
             try {
-                valueList.add(ColumnDefaults.parse(a.defaultText(), t.write.getTypeAt(target)));
+                fills.add(
+                        new Fill(target, ColumnDefaults.parse(a.defaultText(), t.write.getTypeAt(target)), a.order()));
             } catch (IllegalArgumentException e) {
                 // The same on every attempt: said, and left NULL rather than failing the job again and again.
                 LOG.warn(
@@ -195,29 +198,23 @@ public final class HudiDefaultsBackfill extends AbstractStreamOperator<RowData>
                         a,
                         t.write.getTypeAt(target).asSummaryString(),
                         e);
-                continue;
             }
-            targetList.add(target);
-            orderList.add(a.order());
         }
-        int[] targets = targetList.stream().mapToInt(Integer::intValue).toArray();
-        Object[] values = valueList.toArray();
-        long[] orders = orderList.stream().mapToLong(Long::longValue).toArray();
-        if (targets.length == 0) {
+        if (fills.isEmpty()) {
             return 0;
         }
         RowDataSerializer copier = new RowDataSerializer(read);
         long[] count = {0};
         HudiWriters.scan(t.read, getRuntimeContext(), row -> {
             GenericRowData out = null;
-            for (int k = 0; k < targets.length; k++) {
-                int from = fromRead[targets[k]];
+            for (Fill f : fills) {
+                int from = fromRead[f.target];
                 boolean lacks = from < 0 || row.isNullAt(from);
-                if (lacks && row.getLong(position) < orders[k]) {
+                if (lacks && row.getLong(position) < f.order) {
                     if (out == null) {
                         out = widen(copier.copy(row), getters);
                     }
-                    out.setField(targets[k], values[k]);
+                    out.setField(f.target, f.value);
                 }
             }
             if (out != null) {
@@ -226,6 +223,19 @@ public final class HudiDefaultsBackfill extends AbstractStreamOperator<RowData>
             }
         });
         return count[0];
+    }
+
+    /** A column to give its default: its index in the write type, the value, the change's order. */
+    private static final class Fill {
+        final int target;
+        final Object value;
+        final long order;
+
+        Fill(int target, Object value, long order) {
+            this.target = target;
+            this.value = value;
+            this.order = order;
+        }
     }
 
     /** The row read, in the write type: a column the table has no value of yet is NULL. */
@@ -245,13 +255,13 @@ public final class HudiDefaultsBackfill extends AbstractStreamOperator<RowData>
     @Override
     public void notifyCheckpointComplete(long checkpointId) throws Exception {
         super.notifyCheckpointComplete(checkpointId);
-        if (given && !marked) {
+        if (!marked) {
             // This checkpoint's Hudi instant holds the rows emitted in open().
             for (TableFill t : tables) {
                 for (HudiDefaults.Added a : t.pending) {
                     try {
                         HudiDefaults.markDone(t.path, a.column(), new Configuration(false));
-                    } catch (java.io.UncheckedIOException e) {
+                    } catch (UncheckedIOException e) {
                         // Not worth a failure: the next job finds it pending and reads the table again (rows given
                         // the default already are skipped).
                         LOG.warn(

@@ -231,6 +231,12 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> i
         ctx.output(tag, row);
     }
 
+    /** The columns the table keeps though the source no longer has them. */
+    private Set<String> kept(TableId id) {
+        Set<String> k = keptColumns.get(id);
+        return k == null ? Set.of() : k;
+    }
+
     private boolean filling(TableId id) {
         HudiDefaults.Table t = defaults.get(id);
         return t != null && t.filling();
@@ -285,9 +291,7 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> i
             RowType write = writeTypes.get(k);
             for (HudiDefaults.Added a : table.recorded()) {
                 int i = write.getFieldIndex(a.column());
-                if (i < 0
-                        || i >= write.getFieldCount() - added.get(k)
-                        || keptColumns.getOrDefault(k, new HashSet<>()).contains(a.column())) {
+                if (i < 0 || i >= write.getFieldCount() - added.get(k) || kept(k).contains(a.column())) {
                     continue;
                 }
                 try {
@@ -386,9 +390,7 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> i
         }
         for (int i = 0; i < n; i++) {
             String column = write.getFieldNames().get(i);
-            if (after.getFieldIndex(column) < 0
-                    && !unwritten(id).contains(column)
-                    && !keptColumns.getOrDefault(id, new HashSet<>()).contains(column)) {
+            if (after.getFieldIndex(column) < 0 && !unwritten(id).contains(column) && !kept(id).contains(column)) {
                 cannot.add("column '" + column + "' is no longer in the rows (dropped or renamed), and Hudi 0.14"
                         + " writes whole rows, so each row written from now on would overwrite its value with NULL."
                         + " To keep the column and its values, set 'exclude.schema.changes' = 'drop.column,"
@@ -406,7 +408,7 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> i
             if (HudiColumns.widens(have, now)) {
                 cannot.add("column '" + f.getName() + "' widened from " + have.asSummaryString() + " to "
                         + now.asSummaryString() + ". " + HudiColumns.NO_WIDENING);
-            } else if (!(keptColumns.getOrDefault(id, new HashSet<>()).contains(f.getName())
+            } else if (!(kept(id).contains(f.getName())
                             ? HudiColumns.sameAvro(now, have) // typed from the table's Avro field, without precision
                             : HudiColumns.storedAlike(now, have))
                     && !HudiColumns.widens(now, have)) {

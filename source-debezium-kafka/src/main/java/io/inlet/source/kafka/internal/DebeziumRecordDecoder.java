@@ -130,6 +130,8 @@ public final class DebeziumRecordDecoder {
     private final Pattern excluded;
     private final Map<String, Map<Integer, Plan>> decoders = new HashMap<>();
     private final Map<TableId, RowKeys> keys = new HashMap<>();
+    /** Per topic, its value subject's schemas, oldest first, as last read (one GET per version). */
+    private final Map<String, List<SchemaRegistryClient.Registered>> histories = new HashMap<>();
     /** Per topic, under a policy that follows schema changes: the table's version now. */
     private final Map<String, Followed> followed = new HashMap<>();
 
@@ -392,9 +394,14 @@ public final class DebeziumRecordDecoder {
         // The subject's schemas up to the writer's: the one that added a column has the default its rows took,
         // and tells a rename-like step (a column lost at once) apart. A writer schema not in the subject's
         // history (another naming strategy) is taken alone.
+        List<SchemaRegistryClient.Registered> history = histories.get(topic);
+        if (history == null || history.stream().noneMatch(r -> r.id == id)) {
+            history = client.history(topic + "-value"); // read again only for a schema registered since
+            histories.put(topic, history);
+        }
         List<Schema> values = new ArrayList<>();
         boolean found = false;
-        for (SchemaRegistryClient.Registered r : client.history(topic + "-value")) {
+        for (SchemaRegistryClient.Registered r : history) {
             values.add(r.schema);
             if (r.id == id) {
                 found = true;
