@@ -128,12 +128,11 @@ public final class IcebergSchemaUpdates {
                 return List.of();
             }
             try {
-                if (applied.isEmpty()) {
-                    // Only the position to record: a transaction without the empty schema update.
-                    txn = table.newTransaction();
-                } else {
-                    update.commit();
-                }
+                // Committed even when empty: it guards the position and history below. Iceberg retries a
+                // transaction that lost a race by applying its updates again to the new metadata; a schema
+                // update refuses that (it was planned on the old schema) and we plan again, but a properties
+                // update would write this plan's position and history back over a newer change's.
+                update.commit();
                 if (order != Long.MIN_VALUE || !defaults.isEmpty()) {
                     // Created only when set: a transaction refuses to commit with an update left open.
                     UpdateProperties properties = txn.updateProperties();

@@ -15,10 +15,14 @@ import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.RowKind;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.BaseTable;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
@@ -26,6 +30,8 @@ import org.apache.iceberg.flink.CatalogLoader;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.LocationProvider;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -720,6 +726,104 @@ class TablesWriterSchemaChangeTest {
         assertThat(table.properties())
                 .as("recorded as applied, so the other writers and a restore do not weigh it again")
                 .containsKey(IcebergSchemaUpdates.POSITION);
+    }
+
+    /**
+     * A writer that meets a change the others already passed: it plans against the table before their
+     * commits, and its commit meets theirs. A change that only records its position (try-evolve keeps the
+     * lake's wider column) must not write back the position and history of its plan over the newer ones, or
+     * the rows between the two changes would be read as rows of the newer shape (a renamed column NULL).
+     */
+    @Test
+    void aChangeThatOnlyRecordsItsPositionDoesNotWriteBackAnOlderHistoryOverANewerChange() {
+        IcebergSchemaUpdates.apply(itemsTable(), SchemaChange.between(V1, V2, Map.of(), "ALTER TABLE items ..."), 1000);
+        TableDescriptor narrowed = TableDescriptor.builder(ITEMS)
+                .column("id", DataTypes.INT().notNull())
+                .column("note", DataTypes.VARCHAR(50))
+                .column("qty", DataTypes.INT())
+                .column("price", DataTypes.DECIMAL(12, 2))
+                .column("name", DataTypes.VARCHAR(200))
+                .primaryKey("id")
+                .schemaVersion(3)
+                .build();
+        TableDescriptor renamed = TableDescriptor.builder(ITEMS)
+                .column("id", DataTypes.INT().notNull())
+                .column("note", DataTypes.VARCHAR(50))
+                .column("qty", DataTypes.INT())
+                .column("price", DataTypes.DECIMAL(12, 2))
+                .column("label", DataTypes.VARCHAR(200))
+                .primaryKey("id")
+                .schemaVersion(4)
+                .build();
+        SchemaChange narrowing = SchemaChange.between(V2, narrowed, Map.of(), "ALTER TABLE items MODIFY qty INT")
+                .withBestEffort(true);
+        SchemaChange rename =
+                SchemaChange.between(narrowed, renamed, Map.of("name", "label"), "ALTER TABLE items RENAME COLUMN");
+        // The late writer's first commit finds the other writer's two changes committed after its plan.
+        Table late = RacedOperations.table(itemsTable(), () -> {
+            IcebergSchemaUpdates.apply(itemsTable(), narrowing, 2000);
+            IcebergSchemaUpdates.apply(itemsTable(), rename, 3000);
+        });
+        IcebergSchemaUpdates.apply(late, narrowing, 2000);
+
+        Table table = itemsTable();
+        assertThat(table.schema().findField("label")).isNotNull();
+        assertThat(IcebergSchemaUpdates.lastPosition(table)).isEqualTo(3000);
+        assertThat(IcebergSchemaUpdates.schemaAt(table, 2500).findField("name"))
+                .as("rows between the two changes have the column under its old name")
+                .isNotNull();
+        assertThat(IcebergSchemaUpdates.schemaAt(table, 3500).findField("label"))
+                .isNotNull();
+    }
+
+    /** A handle on a table whose first commit lets something else commit first: a race, made certain. */
+    private static final class RacedOperations implements TableOperations {
+        private final TableOperations ops;
+        private Runnable first;
+
+        private RacedOperations(TableOperations ops, Runnable first) {
+            this.ops = ops;
+            this.first = first;
+        }
+
+        static Table table(Table table, Runnable first) {
+            return new BaseTable(new RacedOperations(((HasTableOperations) table).operations(), first), table.name());
+        }
+
+        @Override
+        public TableMetadata current() {
+            return ops.current();
+        }
+
+        @Override
+        public TableMetadata refresh() {
+            return ops.refresh();
+        }
+
+        @Override
+        public void commit(TableMetadata base, TableMetadata metadata) {
+            Runnable before = first;
+            first = null;
+            if (before != null) {
+                before.run();
+            }
+            ops.commit(base, metadata);
+        }
+
+        @Override
+        public FileIO io() {
+            return ops.io();
+        }
+
+        @Override
+        public String metadataFileLocation(String fileName) {
+            return ops.metadataFileLocation(fileName);
+        }
+
+        @Override
+        public LocationProvider locationProvider() {
+            return ops.locationProvider();
+        }
     }
 
     /**
