@@ -36,11 +36,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.StringJoiner;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -342,10 +344,21 @@ class HudiSchemaEvolutionITCase {
 
         @Override
         public void close() throws Exception {
-            for (JobClient job : jobs) {
-                Jobs.cancelIfRunning(job);
+            // The runner ends with its cancelled job, after removing superseded checkpoints: it must be done with
+            // the test's directories before JUnit deletes them.
+            long deadline = System.nanoTime() + TIMEOUT.toNanos();
+            while (!result.isDone() && System.nanoTime() < deadline) {
+                for (JobClient job : jobs) {
+                    Jobs.cancelIfRunning(job); // also one the runner submitted since the last round
+                }
+                try {
+                    result.get(1, TimeUnit.SECONDS);
+                } catch (TimeoutException e) {
+                    // not done yet: the next round cancels what it may have submitted meanwhile
+                } catch (ExecutionException | CancellationException e) {
+                    return; // the cancelled job's failure, or the failure the test expected
+                }
             }
-            result.cancel(true);
         }
 
         /**
@@ -386,8 +399,17 @@ class HudiSchemaEvolutionITCase {
         private void awaitJobs(int n) throws Exception {
             long deadline = System.nanoTime() + TIMEOUT.toNanos();
             while ((jobs.size() < n || jobs.get(n - 1).getJobStatus().get(30, TimeUnit.SECONDS) != JobStatus.RUNNING)
-                    && System.nanoTime() < deadline) {
+                    && System.nanoTime() < deadline
+                    && !result.isDone()) {
                 Thread.sleep(100); // polling for the runner's next job; the deadline bounds it
+            }
+            if (jobs.size() < n && result.isCompletedExceptionally()) {
+                try {
+                    result.join();
+                } catch (CompletionException e) {
+                    // The run ended (e.g. a rebuilt pipeline refused at build): say why, not just how many jobs.
+                    throw new AssertionError("The runner ended after " + jobs.size() + " job(s), not " + n, e);
+                }
             }
             assertThat(jobs).as("jobs the runner submitted").hasSize(n);
         }
