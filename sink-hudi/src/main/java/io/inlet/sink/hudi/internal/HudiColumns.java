@@ -76,9 +76,13 @@ public final class HudiColumns {
     /**
      * Why a Hudi table's column cannot be widened, as measured at Hudi 0.14.0 (MERGE_ON_READ, Flink): the
      * Flink reader fails on a base file written before an INT to BIGINT change ({@code
-     * IllegalArgumentException: Unexpected type: INT32} in {@code ParquetSplitReaderUtil}, also with
-     * {@code hoodie.schema.on.read.enable}), and on log files written before a DECIMAL precision change
-     * ({@code AvroTypeException: Found ...fixed, expecting ...fixed}).
+     * IllegalArgumentException: Unexpected type: INT32} in {@code ParquetSplitReaderUtil}), and on log files
+     * written before a DECIMAL precision change ({@code AvroTypeException: Found ...fixed, expecting ...fixed}).
+     * Hudi's schema on read does not help: with {@code hoodie.schema.on.read.enable} alone its Flink writer
+     * records no schema history (measured: {@code .hoodie/.schema} stays empty, the commits have no {@code
+     * latest_schema}); with {@code hoodie.datasource.write.reconcile.schema} too, from the first commit, it
+     * does, and the reader then fails on the INT base file with {@code ClassCastException: HeapIntVector cannot
+     * be cast to LongColumnVector} until a compaction rewrites the file.
      */
     public static final String NO_WIDENING = "Hudi 0.14's Flink reader cannot read the table's files written"
             + " before a widening (base files fail with 'Unexpected type: INT32', log files of a DECIMAL with"
