@@ -13,6 +13,7 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.apache.iceberg.jdbc.JdbcCatalog;
@@ -183,7 +184,7 @@ class MySqlToIcebergITCase {
     }
 
     /** Waits until every Iceberg table equals its MySQL table; fails showing the difference. */
-    static void awaitEqual(JobClient job, Connection c, HadoopCatalog catalog, String db) throws Exception {
+    static void awaitEqual(JobClient job, Connection c, Catalog catalog, String db) throws Exception {
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
         for (String t : ShopDatabase.TABLES) {
             List<String> expected = Canonical.mysql(c, db, t);

@@ -6,8 +6,9 @@ import java.io.UncheckedIOException;
 import java.util.Properties;
 
 /**
- * Where the build put what the harness runs in other processes: the Kafka broker's classpath and the
- * Apicurio Registry archive (module inlet-integration-tests-service-dists), and a Flink distribution
+ * Where the build put what the harness runs in other processes: the Kafka broker's classpath, the
+ * Apicurio Registry archive and s3proxy's jar (module inlet-integration-tests-service-dists), the Iceberg
+ * REST catalog server's classpath (inlet-integration-tests-rest-catalog-dist), and a Flink distribution
  * without Hadoop (module inlet-integration-tests-flink-dist). Each module carries a properties file.
  */
 final class ServiceDists {
@@ -15,6 +16,8 @@ final class ServiceDists {
     private static final Properties SERVICES =
             load("service-dists.properties", "inlet-integration-tests-service-dists");
     private static final Properties FLINK = load("flink-dist.properties", "inlet-integration-tests-flink-dist");
+    private static final Properties REST =
+            load("rest-catalog-dist.properties", "inlet-integration-tests-rest-catalog-dist");
 
     private ServiceDists() {}
 
@@ -39,6 +42,11 @@ final class ServiceDists {
     /** A setting of service-dists.properties. */
     static String get(String key) {
         return get(SERVICES, key, "inlet-integration-tests-service-dists");
+    }
+
+    /** A setting of rest-catalog-dist.properties. */
+    static String rest(String key) {
+        return get(REST, key, "inlet-integration-tests-rest-catalog-dist");
     }
 
     /** A setting of flink-dist.properties. */
