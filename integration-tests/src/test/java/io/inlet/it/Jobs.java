@@ -57,10 +57,15 @@ final class Jobs {
      * would hold a position before changes the test saw written.
      */
     static String stopWithSavepoint(JobClient job, Path directory) throws Exception {
+        return stopWithSavepoint(job, directory.toUri().toString());
+    }
+
+    /** As {@link #stopWithSavepoint(JobClient, Path)}, into a directory of any file system Flink has. */
+    static String stopWithSavepoint(JobClient job, String directory) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (true) {
             try {
-                return job.stopWithSavepoint(false, directory.toUri().toString(), SavepointFormatType.CANONICAL)
+                return job.stopWithSavepoint(false, directory, SavepointFormatType.CANONICAL)
                         .get(60, TimeUnit.SECONDS);
             } catch (ExecutionException e) {
                 // The job manager or the tasks still starting; by message, as a cause may arrive as a
