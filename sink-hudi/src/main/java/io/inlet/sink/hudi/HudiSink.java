@@ -21,8 +21,10 @@ import io.inlet.sink.hudi.internal.SnapshotReconciler;
 
 import org.apache.avro.Schema;
 import org.apache.flink.annotation.VisibleForTesting;
+import org.apache.flink.runtime.jobgraph.SavepointConfigOptions;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.BigIntType;
@@ -396,6 +398,32 @@ public final class HudiSink implements ChangeSink {
                 .collect(Collectors.toList());
     }
 
+    /**
+     * When the checkpoint or savepoint the job restores from completed (its metadata file's time), {@link
+     * Long#MAX_VALUE} for a job that restores none, {@link Long#MIN_VALUE} when it cannot be told: a
+     * default marked given after it is given again (see {@link HudiDefaults.Added#givenBefore}).
+     */
+    private static long restoredAt(StreamExecutionEnvironment env) {
+        Optional<String> restore = env.getConfiguration().getOptional(SavepointConfigOptions.SAVEPOINT_PATH);
+        if (restore.isEmpty()) {
+            return Long.MAX_VALUE;
+        }
+        try {
+            org.apache.flink.core.fs.Path path = new org.apache.flink.core.fs.Path(restore.get());
+            if (!path.getName().equals("_metadata")) {
+                path = new org.apache.flink.core.fs.Path(path, "_metadata");
+            }
+            return path.getFileSystem().getFileStatus(path).getModificationTime();
+        } catch (IOException | RuntimeException e) {
+            LOG.warn(
+                    "Cannot tell when the checkpoint {} the job restores from completed; the defaults of added"
+                            + " columns are given to the rows from before them again.",
+                    restore.get(),
+                    e);
+            return Long.MIN_VALUE;
+        }
+    }
+
     /** The table's delta commits in flight now, left by the job before this one. */
     private Set<String> writesAtBuild(TableDescriptor t) {
         try {
@@ -443,8 +471,9 @@ public final class HudiSink implements ChangeSink {
                         ? HudiDefaults.read(tablePath(t.tableId()), new Configuration(false))
                         : List.of();
                 Set<String> keptHere = kept.get(t.tableId());
+                long restoredAt = restoredAt(stream.getExecutionEnvironment());
                 List<HudiDefaults.Added> pending = recorded.stream()
-                        .filter(a -> !a.done())
+                        .filter(a -> !a.givenBefore(restoredAt))
                         // a column the source no longer has stays NULL in the rows written from now on
                         .filter(a -> write.getFieldIndex(a.column()) >= 0 && !keptHere.contains(a.column()))
                         .collect(Collectors.toList());

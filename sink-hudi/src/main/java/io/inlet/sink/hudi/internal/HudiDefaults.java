@@ -35,7 +35,9 @@ import java.util.UUID;
  * it here and stops for a rebuild; the rebuilt job finds it pending, reads the table and writes each
  * row from before the change again with the default (see {@link HudiDefaultsBackfill}), and rows of
  * the older shape it reads again from the source get the default as it writes them. A done column
- * keeps its file: a job restored from before the change writes that change's rows again, with it.
+ * keeps its file: a job restored from before the change writes that change's rows again, with it, and a
+ * job restored from a checkpoint older than the mark gives the rows their default again ({@link
+ * Added#givenBefore}).
  */
 @Internal
 public final class HudiDefaults {
@@ -54,12 +56,15 @@ public final class HudiDefaults {
         private final String defaultText;
         private final long order;
         private final boolean done;
+        /** When it was marked done (the marker's modification time, ms); Long.MAX_VALUE if it is not. */
+        private final long doneAt;
 
-        private Added(String column, String defaultText, long order, boolean done) {
+        private Added(String column, String defaultText, long order, boolean done, long doneAt) {
             this.column = Objects.requireNonNull(column, "column");
             this.defaultText = Objects.requireNonNull(defaultText, "defaultText");
             this.order = order;
             this.done = done;
+            this.doneAt = done ? doneAt : Long.MAX_VALUE;
         }
 
         /**
@@ -67,7 +72,7 @@ public final class HudiDefaults {
          *     ordering value is lower were written before the column existed
          */
         public static Added of(String column, String defaultText, long order) {
-            return new Added(column, defaultText, order, false);
+            return new Added(column, defaultText, order, false, Long.MAX_VALUE);
         }
 
         public String column() {
@@ -85,6 +90,19 @@ public final class HudiDefaults {
         /** Whether the rows before the change have been given the default. */
         public boolean done() {
             return done;
+        }
+
+        /**
+         * Whether a job restored from a checkpoint completed at {@code restoredAt} (ms) finds the rows given
+         * their default: marked done before that checkpoint. The job that gives them marks it when a
+         * checkpoint holding them completes; a job restored from an earlier checkpoint (a rebuild that found
+         * no later one, a savepoint) rolls their instant back, and must give them again.
+         *
+         * @param restoredAt when the checkpoint the job restores from completed; {@link Long#MAX_VALUE} for a
+         *     job that restores none
+         */
+        public boolean givenBefore(long restoredAt) {
+            return done && doneAt < restoredAt;
         }
 
         @Override
@@ -159,7 +177,8 @@ public final class HudiDefaults {
                         p.getProperty("column"),
                         p.getProperty("default"),
                         Long.parseLong(p.getProperty("order")),
-                        done));
+                        done,
+                        f.getModificationTime()));
             }
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot read the defaults recorded in " + dir + ": " + e, e);

@@ -123,13 +123,9 @@ public final class HudiDefaultsBackfill extends AbstractStreamOperator<RowData>
     public void open() throws Exception {
         super.open();
         for (TableFill t : tables) {
-            List<HudiDefaults.Added> pending = new ArrayList<>();
-            // Another attempt of this job may have given them already.
-            for (HudiDefaults.Added a : HudiDefaults.read(t.path, new Configuration(false))) {
-                if (!a.done() && t.pending.stream().anyMatch(p -> p.column().equals(a.column()))) {
-                    pending.add(a);
-                }
-            }
+            // Every attempt gives them: a failover restores a checkpoint that may be older than the rows an
+            // earlier attempt gave (their instant then rolls back), and rows that have their value are skipped.
+            List<HudiDefaults.Added> pending = new ArrayList<>(t.pending);
             if (!pending.isEmpty()) {
                 long start = System.nanoTime();
                 awaitWritesAtBuild(t);

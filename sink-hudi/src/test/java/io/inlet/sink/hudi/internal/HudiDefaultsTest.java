@@ -58,4 +58,44 @@ class HudiDefaultsTest {
                 .singleElement()
                 .satisfies(a -> assertThat(a.done()).isTrue());
     }
+
+    /**
+     * A default marked given counts only for a job restored from a checkpoint that completed after the mark:
+     * one restored from an earlier checkpoint (a rebuild that found none of the marking job's) rolls back the
+     * instant that gave it, and gives it again. A job restoring nothing finds it given.
+     */
+    @Test
+    void aDefaultMarkedGivenCountsOnlyForACheckpointAfterTheMark(@TempDir Path table) throws Exception {
+        String path = table.toUri().toString();
+        HudiDefaults.record(path, HudiDefaults.Added.of("status", "new", 42L), new Configuration(false));
+        HudiDefaults.Added pending =
+                HudiDefaults.read(path, new Configuration(false)).get(0);
+        assertThat(pending.givenBefore(Long.MAX_VALUE)).isFalse();
+
+        HudiDefaults.markDone(path, "status", new Configuration(false));
+        long markedAt;
+        try (Stream<Path> files = Files.list(table.resolve(".hoodie/.aux/inlet-defaults"))) {
+            markedAt = Files.getLastModifiedTime(files.filter(p -> p.toString().endsWith(".done"))
+                            .findFirst()
+                            .orElseThrow())
+                    .toMillis();
+        }
+        HudiDefaults.Added given =
+                HudiDefaults.read(path, new Configuration(false)).get(0);
+        assertThat(given.givenBefore(Long.MAX_VALUE))
+                .as("a job that restores nothing")
+                .isTrue();
+        assertThat(given.givenBefore(markedAt + 1))
+                .as("a checkpoint completed after the mark")
+                .isTrue();
+        assertThat(given.givenBefore(markedAt))
+                .as("a checkpoint of the same instant")
+                .isFalse();
+        assertThat(given.givenBefore(markedAt - 60_000))
+                .as("a checkpoint from before the mark")
+                .isFalse();
+        assertThat(given.givenBefore(Long.MIN_VALUE))
+                .as("a checkpoint whose time is unknown")
+                .isFalse();
+    }
 }
