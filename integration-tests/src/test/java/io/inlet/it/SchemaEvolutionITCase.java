@@ -21,6 +21,7 @@ import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.VarCharType;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.apache.iceberg.types.Types;
@@ -80,6 +81,7 @@ class SchemaEvolutionITCase {
         try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse);
                 Connection c = mysql.connection(db)) {
             awaitEqual(job, catalog, id, c, db, columns);
+            awaitBinlogPhase(job, catalog, id, mysql, db);
             Table table = catalog.loadTable(id);
             Map<String, Integer> ids = fieldIds(table);
 
@@ -240,6 +242,7 @@ class SchemaEvolutionITCase {
         try (HadoopCatalog catalog = Lakes.hadoopCatalog(warehouse);
                 Connection c = mysql.connection(db)) {
             Lakes.awaitIceberg(job, catalog, id, () -> List.of("id=1, name=one, gone=g1", "id=2, name=two, gone=g2"));
+            awaitBinlogPhase(job, catalog, id, mysql, db);
             mysql.execute(
                     db,
                     "ALTER TABLE t DROP COLUMN gone",
@@ -400,6 +403,7 @@ class SchemaEvolutionITCase {
                             "id=1, v=10, name=one, gone=g1",
                             "id=2, v=20, name=two, gone=g2",
                             "id=3, v=30, name=three, gone=g3"));
+            awaitBinlogPhase(job, catalog, id, mysql, db);
 
             // Widened, then narrowed back: the lake's column stays long and takes the narrower values.
             mysql.execute(
@@ -601,6 +605,30 @@ class SchemaEvolutionITCase {
         Map<String, LogicalType> out = new LinkedHashMap<>();
         columns.forEach((n, t) -> out.put(n.equals(from) ? to : n, t));
         return out;
+    }
+
+    /**
+     * Waits until the source reads the binlog: row 1 of {@code t} changes its key and back, and the lake
+     * shows both. A DDL met between Flink CDC 2.4.2's snapshot and binlog phases fails the job with "Data row
+     * is smaller than a column index" (README, Known limitations); the tests' DDL comes after.
+     */
+    static void awaitBinlogPhase(JobClient job, Catalog catalog, TableIdentifier id, MariaDbServer mysql, String db)
+            throws Exception {
+        mysql.execute(db, "UPDATE t SET id = 1000001 WHERE id = 1");
+        awaitKey(job, catalog, id, true);
+        mysql.execute(db, "UPDATE t SET id = 1 WHERE id = 1000001");
+        awaitKey(job, catalog, id, false);
+    }
+
+    private static void awaitKey(JobClient job, Catalog catalog, TableIdentifier id, boolean moved) throws Exception {
+        long deadline = System.nanoTime() + Lakes.TIMEOUT.toNanos();
+        boolean seen = !moved;
+        while (seen != moved && System.nanoTime() < deadline) {
+            Jobs.assertRunning(job);
+            Thread.sleep(100); // polling for the next commit; the assertion below decides
+            seen = Canonical.iceberg(catalog.loadTable(id)).stream().anyMatch(r -> r.startsWith("id=1000001,"));
+        }
+        assertThat(seen).as("row 1 of %s under the key 1000001", id).isEqualTo(moved);
     }
 
     /** Waits until the Iceberg table {@code t} has exactly these columns and MariaDB's rows in them. */

@@ -326,6 +326,21 @@ class HudiSinkTest {
                 .doesNotContain(BACKFILL);
     }
 
+    /** The context a pipeline of the one table gives the sink. */
+    private static SinkContext context(TableDescriptor table) {
+        return new SinkContext() {
+            @Override
+            public List<TableDescriptor> tables() {
+                return List.of(table);
+            }
+
+            @Override
+            public String uid(String part) {
+                return "hudi-" + part;
+            }
+        };
+    }
+
     private static final String BACKFILL = "Hudi: give rows from before an added column its default";
 
     /** The operators of a job with the sink for the table, restored from the checkpoint if one is named. */
@@ -338,17 +353,7 @@ class HudiSinkTest {
         env.enableCheckpointing(1_000);
         sink.validate(List.of(table), true);
         DataStream<ChangeEvent> changes = env.fromCollection(List.of(), ChangeEventTypeInfo.of(List.of(table)));
-        sink.addSink(changes, new SinkContext() {
-            @Override
-            public List<TableDescriptor> tables() {
-                return List.of(table);
-            }
-
-            @Override
-            public String uid(String part) {
-                return "hudi-" + part;
-            }
-        });
+        sink.addSink(changes, context(table));
         return env.getStreamGraph().getStreamNodes().stream()
                 .map(StreamNode::getOperatorName)
                 .collect(Collectors.toList());
@@ -392,17 +397,7 @@ class HudiSinkTest {
                 .rebalance()
                 .map(e -> e, ChangeEventTypeInfo.of(List.of(ORDERS)))
                 .setParallelism(4);
-        sink.addSink(changes, new SinkContext() {
-            @Override
-            public List<TableDescriptor> tables() {
-                return List.of(ORDERS);
-            }
-
-            @Override
-            public String uid(String part) {
-                return "hudi-" + part;
-            }
-        });
+        sink.addSink(changes, context(ORDERS));
         Map<String, Integer> parallelism = env.getStreamGraph().getStreamNodes().stream()
                 .collect(Collectors.toMap(StreamNode::getOperatorName, StreamNode::getParallelism, (a, b) -> a));
         // Hudi 0.14's bootstrap tasks wait for each other in a loop that cannot be cancelled; one task
