@@ -26,6 +26,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Predicate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -116,8 +117,7 @@ class FlinkStateOnS3ITCase {
                 .executeAsync();
     }
 
-    private static void awaitKey(S3Server s3, String bucket, java.util.function.Predicate<String> key)
-            throws Exception {
+    private static void awaitKey(S3Server s3, String bucket, Predicate<String> key) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         List<String> keys = s3.keys(bucket);
         while (keys.stream().noneMatch(key) && System.nanoTime() < deadline) {

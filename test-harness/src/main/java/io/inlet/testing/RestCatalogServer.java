@@ -15,7 +15,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.TimeUnit;
 
 /**
  * An Iceberg REST catalog server (Iceberg 1.7.1's REST adapter over a JDBC catalog on SQLite) in its
@@ -88,37 +87,15 @@ public final class RestCatalogServer extends ServiceProcess implements Extension
         }
         HttpClient http =
                 HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        Exception lastError = null;
-        while (System.nanoTime() < deadline) {
-            if (!isAlive()) {
-                throw startFailure("the REST catalog's JVM exited", null);
-            }
-            try {
-                HttpResponse<String> r = http.send(
-                        HttpRequest.newBuilder(URI.create(uri() + "/v1/config"))
-                                .timeout(Duration.ofSeconds(5))
-                                .GET()
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString());
-                if (r.statusCode() == 200) {
-                    return;
-                }
-                lastError = new IllegalStateException("GET /v1/config answered " + r.statusCode() + ": " + r.body());
-            } catch (IOException e) {
-                lastError = e;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw startFailure("interrupted", e);
-            }
-            try {
-                Thread.sleep(200); // polling the server's readiness, not a timing assumption
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw startFailure("interrupted", e);
-            }
-        }
-        throw startFailure("no answer on " + uri() + " within 90 s: " + lastError, lastError);
+        awaitReady(uri(), 90, () -> {
+            HttpResponse<String> r = http.send(
+                    HttpRequest.newBuilder(URI.create(uri() + "/v1/config"))
+                            .timeout(Duration.ofSeconds(5))
+                            .GET()
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            return r.statusCode() == 200 ? null : "GET /v1/config answered " + r.statusCode() + ": " + r.body();
+        });
     }
 
     /** {@code http://127.0.0.1:<port>}, the catalog's {@code uri}. */

@@ -16,7 +16,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * An S3-compatible server (s3proxy) in its own JVM on 127.0.0.1 and a free port, keeping buckets as
@@ -97,38 +98,18 @@ public final class S3Server extends ServiceProcess implements ExtensionContext.S
         }
         HttpClient http =
                 HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        Exception lastError = null;
-        while (System.nanoTime() < deadline) {
-            if (!isAlive()) {
-                throw startFailure("s3proxy's JVM exited", null);
-            }
-            try {
-                // Unsigned, so refused (403); any S3 answer means the server is up.
-                HttpResponse<String> r = http.send(
-                        HttpRequest.newBuilder(URI.create(endpoint() + "/"))
-                                .timeout(Duration.ofSeconds(5))
-                                .GET()
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString());
-                if (r.body().contains("<Error>") || r.statusCode() == 200) {
-                    return;
-                }
-                lastError = new IllegalStateException("GET / answered " + r.statusCode() + ": " + r.body());
-            } catch (IOException e) {
-                lastError = e;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw startFailure("interrupted", e);
-            }
-            try {
-                Thread.sleep(200); // polling the server's readiness, not a timing assumption
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw startFailure("interrupted", e);
-            }
-        }
-        throw startFailure("no answer on " + endpoint() + " within 60 s: " + lastError, lastError);
+        awaitReady(endpoint(), 60, () -> {
+            // Unsigned, so refused (403); any S3 answer means the server is up.
+            HttpResponse<String> r = http.send(
+                    HttpRequest.newBuilder(URI.create(endpoint() + "/"))
+                            .timeout(Duration.ofSeconds(5))
+                            .GET()
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            return r.body().contains("<Error>") || r.statusCode() == 200
+                    ? null
+                    : "GET / answered " + r.statusCode() + ": " + r.body();
+        });
     }
 
     private Path buckets() {
@@ -171,11 +152,11 @@ public final class S3Server extends ServiceProcess implements ExtensionContext.S
     /** The keys of the objects in a bucket, as paths under it, sorted (read from the server's directory). */
     public List<String> keys(String bucket) throws IOException {
         Path root = buckets().resolve(bucket);
-        try (var walk = Files.walk(root)) {
+        try (Stream<Path> walk = Files.walk(root)) {
             return walk.filter(Files::isRegularFile)
                     .map(p -> root.relativize(p).toString())
                     .sorted()
-                    .collect(java.util.stream.Collectors.toList());
+                    .collect(Collectors.toList());
         }
     }
 

@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -75,32 +74,10 @@ public final class SchemaRegistry extends ServiceProcess implements ExtensionCon
         } catch (IOException | InterruptedException e) {
             throw startFailure(e.toString(), e);
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        Exception lastError = null;
-        while (System.nanoTime() < deadline) {
-            if (!isAlive()) {
-                throw startFailure("the registry's JVM exited", null);
-            }
-            try {
-                HttpResponse<String> r = get("/subjects");
-                if (r.statusCode() == 200) {
-                    return;
-                }
-                lastError = new IllegalStateException("GET /subjects answered " + r.statusCode() + ": " + r.body());
-            } catch (IOException e) {
-                lastError = e;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw startFailure("interrupted", e);
-            }
-            try {
-                Thread.sleep(200); // polling the server's readiness, not a timing assumption
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw startFailure("interrupted", e);
-            }
-        }
-        throw startFailure("no answer on " + ccompatUrl() + " within 90 s: " + lastError, lastError);
+        awaitReady(ccompatUrl(), 90, () -> {
+            HttpResponse<String> r = get("/subjects");
+            return r.statusCode() == 200 ? null : "GET /subjects answered " + r.statusCode() + ": " + r.body();
+        });
     }
 
     /** The archive unpacked into a directory shared by test runs on this machine. */

@@ -108,6 +108,45 @@ public abstract class ServiceProcess implements AutoCloseable {
         return sb.toString();
     }
 
+    /** One look at whether a starting server answers: null when it is ready, else what it answered. */
+    @FunctionalInterface
+    protected interface ReadinessCheck {
+        String notReadyBecause() throws IOException, InterruptedException;
+    }
+
+    /**
+     * Polls the server until the check finds it ready; fails with the log's tail when its process exits, or
+     * when it is not ready within the timeout (the last answer or connection failure named).
+     */
+    protected void awaitReady(String where, long timeoutSeconds, ReadinessCheck check) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+        Exception lastError = null;
+        while (System.nanoTime() < deadline) {
+            if (!isAlive()) {
+                throw startFailure(name + "'s JVM exited", null);
+            }
+            try {
+                String notReady = check.notReadyBecause();
+                if (notReady == null) {
+                    return;
+                }
+                lastError = new IllegalStateException(notReady);
+            } catch (IOException e) {
+                lastError = e;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw startFailure("interrupted", e);
+            }
+            try {
+                Thread.sleep(200); // polling the server's readiness, not a timing assumption
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw startFailure("interrupted", e);
+            }
+        }
+        throw startFailure("no answer on " + where + " within " + timeoutSeconds + " s: " + lastError, lastError);
+    }
+
     /** The failure to report when the server did not start: the reason and its own log's tail. */
     protected IllegalStateException startFailure(String reason, Throwable cause) {
         String logs = tail(logFile, 40) + extraLogs();

@@ -448,6 +448,8 @@ public final class HudiSink implements ChangeSink {
         Map<TableId, Set<String>> kept = new HashMap<>();
         Map<TableId, HudiDefaults.Table> defaults = new HashMap<>();
         Map<TableId, HudiDefaultsBackfill.TableFill> fills = new LinkedHashMap<>();
+        // Read once: when the checkpoint the job restores from completed, against which defaults marked given count.
+        long restoredAt = restoredAt(stream.getExecutionEnvironment());
         for (TableDescriptor t : context.tables()) {
             kept.put(
                     t.tableId(), keptColumns(t).stream().map(Schema.Field::name).collect(Collectors.toSet()));
@@ -471,7 +473,6 @@ public final class HudiSink implements ChangeSink {
                         ? HudiDefaults.read(tablePath(t.tableId()), new Configuration(false))
                         : List.of();
                 Set<String> keptHere = kept.get(t.tableId());
-                long restoredAt = restoredAt(stream.getExecutionEnvironment());
                 List<HudiDefaults.Added> pending = recorded.stream()
                         .filter(a -> !a.givenBefore(restoredAt))
                         // a column the source no longer has stays NULL in the rows written from now on

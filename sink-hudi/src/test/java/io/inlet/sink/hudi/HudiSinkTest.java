@@ -7,6 +7,7 @@ import io.inlet.core.spi.FactoryDiscovery;
 import io.inlet.core.spi.SinkContext;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
+import io.inlet.sink.hudi.internal.HudiDefaults;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.jobgraph.SavepointConfigOptions;
@@ -306,12 +307,9 @@ class HudiSinkTest {
                         + "{\"name\":\"_source_position\",\"type\":\"long\"},"
                         + "{\"name\":\"_hoodie_is_deleted\",\"type\":[\"null\",\"boolean\"]}]}")
                 .initTable(new org.apache.hadoop.conf.Configuration(false), table);
-        io.inlet.sink.hudi.internal.HudiDefaults.record(
-                table,
-                io.inlet.sink.hudi.internal.HudiDefaults.Added.of("status", "new", 42L),
-                new org.apache.hadoop.conf.Configuration(false));
-        io.inlet.sink.hudi.internal.HudiDefaults.markDone(
-                table, "status", new org.apache.hadoop.conf.Configuration(false));
+        HudiDefaults.record(
+                table, HudiDefaults.Added.of("status", "new", 42L), new org.apache.hadoop.conf.Configuration(false));
+        HudiDefaults.markDone(table, "status", new org.apache.hadoop.conf.Configuration(false));
         // A checkpoint that completed a minute before the mark.
         Path metadata = Files.writeString(checkpoint.resolve("_metadata"), "checkpoint");
         Files.setLastModifiedTime(metadata, FileTime.fromMillis(System.currentTimeMillis() - 60_000));

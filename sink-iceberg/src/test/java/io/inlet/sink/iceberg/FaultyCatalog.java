@@ -27,6 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A Hadoop catalog whose commits fail and whose files fail or stall when a test asks: the real
@@ -83,6 +84,7 @@ public class FaultyCatalog extends HadoopCatalog {
         private volatile CountDownLatch release;
         private final CountDownLatch stalled = new CountDownLatch(1);
         private final AtomicInteger failed = new AtomicInteger();
+        private final AtomicReference<Runnable> beforeNextCommit = new AtomicReference<>();
 
         private Faults(String key) {
             this.key = key;
@@ -144,6 +146,15 @@ public class FaultyCatalog extends HadoopCatalog {
         public Faults stallFirstClose(String fileNamePrefix) {
             release = new CountDownLatch(1);
             stallPrefix = fileNamePrefix;
+            return this;
+        }
+
+        /**
+         * The next commit (not a table's creation) first runs {@code another}, which commits to the table
+         * through another handle: another writer committing between this one's plan and its commit.
+         */
+        public Faults beforeNextCommit(Runnable another) {
+            beforeNextCommit.set(another);
             return this;
         }
 
@@ -215,6 +226,10 @@ public class FaultyCatalog extends HadoopCatalog {
             if (base == null) { // the table's creation
                 delegate.commit(null, metadata);
                 return;
+            }
+            Runnable another = f.beforeNextCommit.getAndSet(null);
+            if (another != null) {
+                another.run();
             }
             if (f.stallCommit) {
                 f.stallCommit = false;

@@ -125,16 +125,15 @@ public final class HudiDefaultsBackfill extends AbstractStreamOperator<RowData>
         for (TableFill t : tables) {
             // Every attempt gives them: a failover restores a checkpoint that may be older than the rows an
             // earlier attempt gave (their instant then rolls back), and rows that have their value are skipped.
-            List<HudiDefaults.Added> pending = new ArrayList<>(t.pending);
-            if (!pending.isEmpty()) {
+            if (!t.pending.isEmpty()) {
                 long start = System.nanoTime();
                 awaitWritesAtBuild(t);
-                long rows = fill(t, pending);
+                long rows = fill(t, t.pending);
                 LOG.info(
                         "Hudi table {}: gave {} row(s) written before the change the default of {} ({} ms).",
                         t.read.name(),
                         rows,
-                        pending,
+                        t.pending,
                         (System.nanoTime() - start) / 1_000_000);
             }
         }

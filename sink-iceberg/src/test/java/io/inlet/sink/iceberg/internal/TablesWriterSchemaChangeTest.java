@@ -8,6 +8,7 @@ import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
 import io.inlet.core.testing.TestRows;
 import io.inlet.iceberg.IcebergCatalogConfig;
+import io.inlet.sink.iceberg.FaultyCatalog;
 
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
@@ -15,14 +16,10 @@ import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.RowKind;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.iceberg.BaseTable;
-import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableMetadata;
-import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
@@ -30,8 +27,6 @@ import org.apache.iceberg.flink.CatalogLoader;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.LocationProvider;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -760,10 +755,14 @@ class TablesWriterSchemaChangeTest {
         SchemaChange rename =
                 SchemaChange.between(narrowed, renamed, Map.of("name", "label"), "ALTER TABLE items RENAME COLUMN");
         // The late writer's first commit finds the other writer's two changes committed after its plan.
-        Table late = RacedOperations.table(itemsTable(), () -> {
+        FaultyCatalog.Faults faults = FaultyCatalog.faults().beforeNextCommit(() -> {
             IcebergSchemaUpdates.apply(itemsTable(), narrowing, 2000);
             IcebergSchemaUpdates.apply(itemsTable(), rename, 3000);
         });
+        Table late = faults.catalog(warehouse.toUri().toString())
+                .loader()
+                .loadCatalog()
+                .loadTable(TableIdentifier.of("lake", "items"));
         IcebergSchemaUpdates.apply(late, narrowing, 2000);
 
         Table table = itemsTable();
@@ -774,56 +773,6 @@ class TablesWriterSchemaChangeTest {
                 .isNotNull();
         assertThat(IcebergSchemaUpdates.schemaAt(table, 3500).findField("label"))
                 .isNotNull();
-    }
-
-    /** A handle on a table whose first commit lets something else commit first: a race, made certain. */
-    private static final class RacedOperations implements TableOperations {
-        private final TableOperations ops;
-        private Runnable first;
-
-        private RacedOperations(TableOperations ops, Runnable first) {
-            this.ops = ops;
-            this.first = first;
-        }
-
-        static Table table(Table table, Runnable first) {
-            return new BaseTable(new RacedOperations(((HasTableOperations) table).operations(), first), table.name());
-        }
-
-        @Override
-        public TableMetadata current() {
-            return ops.current();
-        }
-
-        @Override
-        public TableMetadata refresh() {
-            return ops.refresh();
-        }
-
-        @Override
-        public void commit(TableMetadata base, TableMetadata metadata) {
-            Runnable before = first;
-            first = null;
-            if (before != null) {
-                before.run();
-            }
-            ops.commit(base, metadata);
-        }
-
-        @Override
-        public FileIO io() {
-            return ops.io();
-        }
-
-        @Override
-        public String metadataFileLocation(String fileName) {
-            return ops.metadataFileLocation(fileName);
-        }
-
-        @Override
-        public LocationProvider locationProvider() {
-            return ops.locationProvider();
-        }
     }
 
     /**
