@@ -4,11 +4,13 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -152,11 +154,20 @@ public final class S3Server extends ServiceProcess implements ExtensionContext.S
     /** The keys of the objects in a bucket, as paths under it, sorted (read from the server's directory). */
     public List<String> keys(String bucket) throws IOException {
         Path root = buckets().resolve(bucket);
-        try (Stream<Path> walk = Files.walk(root)) {
-            return walk.filter(Files::isRegularFile)
-                    .map(p -> root.relativize(p).toString())
-                    .sorted()
-                    .collect(Collectors.toList());
+        for (int attempt = 1; ; attempt++) {
+            try (Stream<Path> walk = Files.walk(root)) {
+                return walk.filter(Files::isRegularFile)
+                        .map(p -> root.relativize(p).toString())
+                        // s3proxy's uploads in progress (.mpus-<id>-<key>) are no objects yet
+                        .filter(k -> !k.startsWith(".mpus-"))
+                        .sorted()
+                        .collect(Collectors.toList());
+            } catch (UncheckedIOException e) {
+                // A file the server removed while the walk passed it (an upload completing): walk again.
+                if (attempt == 5 || !(e.getCause() instanceof NoSuchFileException)) {
+                    throw e;
+                }
+            }
         }
     }
 
