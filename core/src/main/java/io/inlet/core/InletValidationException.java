@@ -18,7 +18,7 @@ public class InletValidationException extends IllegalArgumentException {
 
     /** One problem. */
     public InletValidationException(String problem) {
-        this(Collections.singletonList(problem), null);
+        this(Collections.singletonList(problem), (Throwable) null);
     }
 
     /** One problem, caused by an exception (for example a refused connection). */
@@ -28,7 +28,16 @@ public class InletValidationException extends IllegalArgumentException {
 
     /** Several problems, reported together so that one run shows everything to fix. */
     public InletValidationException(List<String> problems) {
-        this(problems, null);
+        this(problems, (Throwable) null);
+    }
+
+    /**
+     * Several problems, some caused by exceptions (a catalog that could not be reached): the first is the
+     * cause, the others are suppressed, so that the stack trace shows what went wrong under each.
+     */
+    public InletValidationException(List<String> problems, List<? extends Throwable> causes) {
+        this(problems, causes.isEmpty() ? null : causes.get(0));
+        causes.stream().skip(1).forEach(this::addSuppressed);
     }
 
     private InletValidationException(List<String> problems, Throwable cause) {

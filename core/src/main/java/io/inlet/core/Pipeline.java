@@ -369,6 +369,7 @@ public final class Pipeline {
             }
             built = true;
             List<String> problems = new ArrayList<>();
+            List<Throwable> causes = new ArrayList<>();
             if (source == null) {
                 problems.add(
                         "The pipeline has no source. Add one with source(...), e.g. source(\"mysql-cdc\", options).");
@@ -398,11 +399,11 @@ public final class Pipeline {
                 }
             }
             if (current != null) {
-                checkSinks(current, problems);
+                checkSinks(current, problems, causes);
             }
             checkUids(problems);
             if (!problems.isEmpty()) {
-                throw new InletValidationException(problems);
+                throw new InletValidationException(problems, causes);
             }
 
             List<TableDescriptor> sinkTables = current;
@@ -570,6 +571,14 @@ public final class Pipeline {
             return Collections.unmodifiableList(new ArrayList<>(tables));
         }
 
+        /** Keeps what went wrong under a sink's problem (its catalog's exception), for the stack trace. */
+        private static void addCause(InletValidationException e, List<Throwable> causes) {
+            if (e.getCause() != null) {
+                causes.add(e.getCause());
+            }
+            causes.addAll(java.util.Arrays.asList(e.getSuppressed()));
+        }
+
         private void checkUids(List<String> problems) {
             Map<String, String> owner = new LinkedHashMap<>();
             if (sourceUid != null) {
@@ -602,7 +611,7 @@ public final class Pipeline {
             }
         }
 
-        private void checkSinks(List<TableDescriptor> tables, List<String> problems) {
+        private void checkSinks(List<TableDescriptor> tables, List<String> problems, List<Throwable> causes) {
             Map<String, String> targetOwner = new LinkedHashMap<>();
             for (int i = 0; i < sinks.size(); i++) {
                 ChangeSink sink = sinks.get(i);
@@ -623,12 +632,14 @@ public final class Pipeline {
                     sink.validate(tables, source.followsSchemaChanges(), source.keepsDroppedColumns());
                 } catch (InletValidationException e) {
                     e.problems().forEach(p -> problems.add(label + ": " + p));
+                    addCause(e, causes);
                 }
                 List<String> targets;
                 try {
                     targets = sink.targetTables(tables);
                 } catch (InletValidationException e) {
                     e.problems().forEach(p -> problems.add(label + ": " + p));
+                    addCause(e, causes);
                     continue;
                 }
                 for (String target : targets) {

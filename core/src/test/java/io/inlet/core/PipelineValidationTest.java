@@ -1,5 +1,9 @@
 package io.inlet.core;
 
+import io.inlet.core.event.ChangeEvent;
+import io.inlet.core.spi.ChangeSink;
+import io.inlet.core.spi.SinkContext;
+import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.testing.CollectingChangeSink;
 import io.inlet.core.testing.ShopTables;
 import io.inlet.core.testing.ValuesChangeSource;
@@ -10,10 +14,13 @@ import io.inlet.core.transform.RouteTransform;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.state.storage.JobManagerCheckpointStorage;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -247,6 +254,40 @@ class PipelineValidationTest {
                 .hasMessageContaining("1. Checkpointing is off")
                 .hasMessageContaining("has none")
                 .hasMessageContaining("both write the table t:shop.audit_log");
+    }
+
+    @Test
+    void aSinkProblemCausedByAnExceptionKeepsItInTheStackTrace() {
+        IOException unreachable = new IOException("catalog unreachable");
+        IOException refused = new IOException("refused");
+        ChangeSink failing = new ChangeSink() {
+            @Override
+            public String name() {
+                return "failing";
+            }
+
+            @Override
+            public List<String> targetTables(List<TableDescriptor> tables) {
+                throw new InletValidationException("The catalog failed: " + refused, refused);
+            }
+
+            @Override
+            public void validate(List<TableDescriptor> tables) {
+                throw new InletValidationException("The catalog failed: " + unreachable, unreachable);
+            }
+
+            @Override
+            public void addSink(DataStream<ChangeEvent> stream, SinkContext context) {}
+        };
+        assertThatThrownBy(() -> Pipeline.builder()
+                        .environment(env(true))
+                        .source(source())
+                        .sink(failing)
+                        .build())
+                .isInstanceOf(InletValidationException.class)
+                .hasMessageContaining("Sink #1 (failing): The catalog failed: java.io.IOException: catalog unreachable")
+                .hasCause(unreachable)
+                .satisfies(e -> assertThat(e.getSuppressed()).containsExactly(refused));
     }
 
     @Test
