@@ -171,6 +171,24 @@ public final class S3Server extends ServiceProcess implements ExtensionContext.S
         }
     }
 
+    /**
+     * Hadoop's S3A settings for this server ({@code fs.s3a.*}), with {@code s3://} served by S3A too. Directory
+     * markers are kept: S3A removes a file's parent markers after each write, which on this server (objects
+     * are files in directories) is the deletion of a non-empty directory, refused and retried for minutes.
+     */
+    public Map<String, String> s3aProperties() {
+        Map<String, String> conf = new java.util.LinkedHashMap<>();
+        conf.put("fs.s3a.endpoint", endpoint());
+        conf.put("fs.s3a.endpoint.region", REGION);
+        conf.put("fs.s3a.path.style.access", "true");
+        conf.put("fs.s3a.connection.ssl.enabled", "false");
+        conf.put("fs.s3a.access.key", accessKey);
+        conf.put("fs.s3a.secret.key", secretKey);
+        conf.put("fs.s3a.directory.marker.retention", "keep");
+        conf.put("fs.s3.impl", "org.apache.hadoop.fs.s3a.S3AFileSystem");
+        return conf;
+    }
+
     /** Iceberg's {@code S3FileIO} settings for this server, as catalog properties. */
     public Map<String, String> icebergProperties() {
         return Map.of(

@@ -8,7 +8,8 @@ import java.util.Properties;
 /**
  * Where the build put what the harness runs in other processes: the Kafka broker's classpath, the
  * Apicurio Registry archive and s3proxy's jar (module inlet-integration-tests-service-dists), the Iceberg
- * REST catalog server's classpath (inlet-integration-tests-rest-catalog-dist), and a Flink distribution
+ * REST catalog server's classpath (inlet-integration-tests-rest-catalog-dist), the Hive Metastore's
+ * (inlet-integration-tests-hive-metastore-dist), and a Flink distribution
  * without Hadoop (module inlet-integration-tests-flink-dist). Each module carries a properties file.
  */
 final class ServiceDists {
@@ -18,6 +19,8 @@ final class ServiceDists {
     private static final Properties FLINK = load("flink-dist.properties", "inlet-integration-tests-flink-dist");
     private static final Properties REST =
             load("rest-catalog-dist.properties", "inlet-integration-tests-rest-catalog-dist");
+    private static final Properties HMS =
+            load("hive-metastore-dist.properties", "inlet-integration-tests-hive-metastore-dist");
 
     private ServiceDists() {}
 
@@ -47,6 +50,11 @@ final class ServiceDists {
     /** A setting of rest-catalog-dist.properties. */
     static String rest(String key) {
         return get(REST, key, "inlet-integration-tests-rest-catalog-dist");
+    }
+
+    /** A setting of hive-metastore-dist.properties. */
+    static String hms(String key) {
+        return get(HMS, key, "inlet-integration-tests-hive-metastore-dist");
     }
 
     /** A setting of flink-dist.properties. */
