@@ -3,6 +3,8 @@ package io.inlet.it;
 import io.inlet.core.Pipeline;
 import io.inlet.core.testing.MiniClusters;
 import io.inlet.sink.iceberg.IcebergSink;
+import io.inlet.testing.HiveMetastoreExtension;
+import io.inlet.testing.HiveMetastoreServer;
 import io.inlet.testing.MariaDbExtension;
 import io.inlet.testing.MariaDbServer;
 import io.inlet.testing.RestCatalogExtension;
@@ -15,6 +17,7 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.hive.HiveCatalog;
 import org.apache.iceberg.jdbc.JdbcCatalog;
 import org.apache.iceberg.rest.RESTCatalog;
 import org.junit.jupiter.api.Test;
@@ -33,9 +36,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Signature V4) through an Iceberg REST catalog server (Iceberg 1.7.1's, talked to by the build's
  * Iceberg 1.6.1 client): the snapshot, then inserts, updates, deletes and key changes, land so that
  * every table, read with Iceberg's reader through the same catalog, equals MySQL value for value, and
- * its files are objects in the catalog's bucket.
+ * its files are objects in the catalog's bucket. The same through a Hive Metastore (Hive 3.1.3's, talked
+ * to by Iceberg's HiveCatalog with Hive 2.3.9's client), and through a catalog named by its class.
  */
-@ExtendWith({MariaDbExtension.class, RestCatalogExtension.class})
+@ExtendWith({MariaDbExtension.class, RestCatalogExtension.class, HiveMetastoreExtension.class})
 class IcebergOnS3ITCase {
 
     @RegisterExtension
@@ -93,6 +97,63 @@ class IcebergOnS3ITCase {
             assertThat(Map.copyOf(orders.currentSnapshot().summary())).containsKey("flink.max-committed-checkpoint-id");
         } finally {
             Jobs.cancelIfRunning(job);
+        }
+    }
+
+    /**
+     * Iceberg's HiveCatalog on a Hive Metastore whose warehouse is on S3: the metastore makes the database's
+     * and table's directories through S3A, Iceberg writes the files through S3FileIO, and each commit swaps
+     * the table's metadata pointer under the metastore's lock.
+     */
+    @Test
+    void throughTheHiveCatalogOnS3EveryTableEqualsMySql(MariaDbServer mysql, HiveMetastoreServer hms) throws Exception {
+        String db = mysql.createDatabase();
+        ShopDatabase.create(mysql, db);
+        ShopDatabase.load(mysql, db);
+        Map<String, String> catalogProperties = new HashMap<>(hms.s3().icebergProperties());
+        catalogProperties.put("uri", hms.uri());
+        catalogProperties.put("warehouse", hms.warehouse());
+
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        env.enableCheckpointing(500);
+        IcebergSink.Builder sink =
+                IcebergSink.builder().catalogType("hive").uri(hms.uri()).warehouse(hms.warehouse());
+        hms.s3().icebergProperties().forEach(sink::catalogProperty);
+        JobClient job = Pipeline.builder()
+                .environment(env)
+                .source("mysql-cdc", MySqlOptions.of(mysql, db, "orders|order_items|all_types"))
+                .sink(sink.build())
+                .jobName("mysql-to-iceberg-through-hive")
+                .build()
+                .executeAsync();
+        HiveCatalog catalog = new HiveCatalog();
+        try (Connection c = mysql.connection(db)) {
+            catalog.setConf(new Configuration(false));
+            catalog.initialize("hive", catalogProperties);
+            MySqlToIcebergITCase.awaitEqual(job, c, catalog, db);
+
+            mysql.execute(
+                    db,
+                    "UPDATE orders SET status = 'paid', amount = amount + 1 WHERE customer = 'anna'",
+                    "DELETE FROM orders WHERE customer = 'carl'",
+                    "UPDATE orders SET id = 1000 WHERE customer = 'dora'",
+                    "DELETE FROM order_items WHERE order_id = 2",
+                    "INSERT INTO all_types VALUES " + ShopDatabase.allTypesRow(4),
+                    "UPDATE all_types SET c_varchar = 'now', c_json = NULL WHERE id = 1");
+            MySqlToIcebergITCase.awaitEqual(job, c, catalog, db);
+
+            Table orders = catalog.loadTable(TableIdentifier.of(db, "orders"));
+            assertThat(orders.location()).isEqualTo(hms.warehouse() + "/" + db + ".db/orders");
+            assertThat(orders.io().getClass().getName()).isEqualTo("org.apache.iceberg.aws.s3.S3FileIO");
+            String table = "warehouse/" + db + ".db/orders/";
+            assertThat(hms.s3().keys(hms.bucket()))
+                    .as("objects of the orders table in the metastore's bucket")
+                    .anyMatch(k -> k.startsWith(table + "data/") && k.endsWith(".parquet"))
+                    .anyMatch(k -> k.startsWith(table + "metadata/") && k.endsWith(".metadata.json"));
+        } finally {
+            Jobs.cancelIfRunning(job);
+            catalog.close();
         }
     }
 
