@@ -23,6 +23,10 @@ final class HudiReads {
     private HudiReads() {}
 
     static String ddl(String name, Path tablePath, RowType type, List<String> primaryKey, Map<String, String> extra) {
+        return ddl(name, tablePath.toUri().toString(), type, primaryKey, extra);
+    }
+
+    static String ddl(String name, String tableUri, RowType type, List<String> primaryKey, Map<String, String> extra) {
         StringBuilder sb = new StringBuilder("CREATE TABLE `" + name + "` (");
         for (int i = 0; i < type.getFieldCount(); i++) {
             sb.append(i == 0 ? "" : ", ")
@@ -34,7 +38,7 @@ final class HudiReads {
         sb.append(", PRIMARY KEY (")
                 .append(primaryKey.stream().map(k -> "`" + k + "`").collect(Collectors.joining(", ")))
                 .append(") NOT ENFORCED) WITH ('connector' = 'hudi', 'path' = '")
-                .append(tablePath.toUri())
+                .append(tableUri)
                 .append("', 'table.type' = 'MERGE_ON_READ', 'hoodie.embed.timeline.server' = 'false'");
         extra.forEach(
                 (k, v) -> sb.append(", '").append(k).append("' = '").append(v).append('\''));
@@ -52,9 +56,14 @@ final class HudiReads {
 
     /** Every row of the table as a batch snapshot read (log files merged into base files). */
     static List<Row> read(Path tablePath, RowType type, List<String> primaryKey) {
+        return read(tablePath.toUri().toString(), type, primaryKey, Map.of());
+    }
+
+    /** The same for a table anywhere, with more options for the reader (e.g. {@code hadoop.fs.s3a.*}). */
+    static List<Row> read(String tablePath, RowType type, List<String> primaryKey, Map<String, String> extra) {
         TableEnvironment t = TableEnvironment.create(EnvironmentSettings.inBatchMode());
         t.getConfig().set("table.exec.resource.default-parallelism", "1"); // leave slots to the pipeline under test
-        t.executeSql(ddl("h", tablePath, type, primaryKey, Map.of()));
+        t.executeSql(ddl("h", tablePath, type, primaryKey, extra));
         List<Row> rows = new ArrayList<>();
         try (CloseableIterator<Row> it = t.executeSql("SELECT * FROM h").collect()) {
             it.forEachRemaining(rows::add);

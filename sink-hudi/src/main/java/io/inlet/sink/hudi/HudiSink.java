@@ -189,7 +189,7 @@ public final class HudiSink implements ChangeSink {
     private Optional<Properties> existing(TableDescriptor t) {
         return existingTables.computeIfAbsent(t.tableId(), id -> {
             try {
-                return HudiTables.properties(tablePath(id), new Configuration(false));
+                return HudiTables.properties(tablePath(id), hadoopConf());
             } catch (IOException e) {
                 throw new InletValidationException(
                         "Cannot read the Hudi table at " + tablePath(id) + ": " + e
@@ -207,7 +207,7 @@ public final class HudiSink implements ChangeSink {
                 return Optional.empty();
             }
             try {
-                return HudiTables.currentSchema(tablePath(id), existing.get(), new Configuration(false));
+                return HudiTables.currentSchema(tablePath(id), existing.get(), hadoopConf());
             } catch (IOException e) {
                 throw new InletValidationException(
                         "Cannot read the timeline of the Hudi table at " + tablePath(id) + ": " + e
@@ -427,7 +427,7 @@ public final class HudiSink implements ChangeSink {
     /** The table's delta commits in flight now, left by the job before this one. */
     private Set<String> writesAtBuild(TableDescriptor t) {
         try {
-            return HudiTables.pendingWrites(tablePath(t.tableId()), new Configuration(false));
+            return HudiTables.pendingWrites(tablePath(t.tableId()), hadoopConf());
         } catch (IOException e) {
             throw new UncheckedIOException(
                     "Cannot read the timeline of the Hudi table at " + tablePath(t.tableId()), e);
@@ -469,16 +469,17 @@ public final class HudiSink implements ChangeSink {
             tags.put(t.tableId(), new OutputTag<>("hudi-" + t.tableId().identifier(), InternalTypeInfo.of(write)));
             if (softDeletes(t)) {
                 // Ordered by the sink's own position, deletes compared by it: rows can be given a default later.
-                List<HudiDefaults.Added> recorded = table.isPresent()
-                        ? HudiDefaults.read(tablePath(t.tableId()), new Configuration(false))
-                        : List.of();
+                List<HudiDefaults.Added> recorded =
+                        table.isPresent() ? HudiDefaults.read(tablePath(t.tableId()), hadoopConf()) : List.of();
                 Set<String> keptHere = kept.get(t.tableId());
                 List<HudiDefaults.Added> pending = recorded.stream()
                         .filter(a -> !a.givenBefore(restoredAt))
                         // a column the source no longer has stays NULL in the rows written from now on
                         .filter(a -> write.getFieldIndex(a.column()) >= 0 && !keptHere.contains(a.column()))
                         .collect(Collectors.toList());
-                defaults.put(t.tableId(), new HudiDefaults.Table(tablePath(t.tableId()), recorded, !pending.isEmpty()));
+                defaults.put(
+                        t.tableId(),
+                        new HudiDefaults.Table(tablePath(t.tableId()), recorded, !pending.isEmpty(), hudiOptions));
                 if (!pending.isEmpty()) {
                     // Read as the table is now: without the columns it does not have yet.
                     RowType read = new RowType(
@@ -606,6 +607,11 @@ public final class HudiSink implements ChangeSink {
                         new SnapshotReconciler(reads, signals.snapshotOrder()))
                 .uid(context.uid("snapshot-reconciler"))
                 .setParallelism(1);
+    }
+
+    /** The Hadoop configuration of the sink's own look at its tables: the {@code hadoop.*} options. */
+    private Configuration hadoopConf() {
+        return HudiTables.hadoopConf(hudiOptions);
     }
 
     /** What Hudi's table factory gets for the table. */

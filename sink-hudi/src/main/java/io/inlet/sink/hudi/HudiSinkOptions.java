@@ -67,8 +67,17 @@ public final class HudiSinkOptions {
     /** Prefix of partition fields per table: 'partition-fields.shop.orders' = 'region,day'. */
     public static final String PARTITION_FIELDS_PREFIX = "partition-fields.";
 
+    /**
+     * Prefix of Hadoop settings, Hudi's own convention: {@code 'hadoop.fs.s3a.endpoint'} is {@code
+     * fs.s3a.endpoint} in the Hadoop configuration of every table's writer, reader and of the sink's own
+     * look at the tables (e.g. {@code fs.s3a.path.style.access}, {@code fs.s3a.access.key}, {@code
+     * fs.s3a.secret.key} for {@code s3a://} paths). Kept out of logs and messages.
+     */
+    public static final String HADOOP_PREFIX = "hadoop.";
+
     /** Prefixes of Hudi's own Flink options, passed through to every table's writer. */
     public static final Set<String> HUDI_PREFIXES = Set.of(
+            HADOOP_PREFIX,
             "hoodie.",
             "index.",
             "write.",

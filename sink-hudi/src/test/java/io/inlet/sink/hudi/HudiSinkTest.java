@@ -8,6 +8,7 @@ import io.inlet.core.spi.SinkContext;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.table.TableId;
 import io.inlet.sink.hudi.internal.HudiDefaults;
+import io.inlet.sink.hudi.internal.HudiTables;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.jobgraph.SavepointConfigOptions;
@@ -80,6 +81,26 @@ class HudiSinkTest {
         assertThatThrownBy(() -> FactoryDiscovery.createSink("hudi", Map.of("path", "x", "hoodie.table.name", "t")))
                 .isInstanceOf(InletValidationException.class)
                 .hasMessageContaining("Set 'hoodie.table.name' with the sink's own option");
+    }
+
+    @Test
+    void hadoopSettingsReachEveryWriterAndTheSinksOwnLookAtTheTables(@TempDir Path lake) {
+        HudiSink sink = (HudiSink) FactoryDiscovery.createSink(
+                "hudi",
+                Map.of(
+                        "path", lake.toUri().toString(),
+                        "hadoop.fs.s3a.endpoint", "http://127.0.0.1:9000",
+                        "hadoop.fs.s3a.secret.key", "s3cr3t"));
+        assertThat(sink.options(ORDERS))
+                .as("Hudi's writer applies hadoop.* to its Hadoop configuration")
+                .containsEntry("hadoop.fs.s3a.endpoint", "http://127.0.0.1:9000");
+        assertThat(sink.toString()).doesNotContain("s3cr3t");
+        org.apache.hadoop.conf.Configuration conf = HudiTables.hadoopConf(sink.options(ORDERS));
+        assertThat(conf.get("fs.s3a.endpoint")).isEqualTo("http://127.0.0.1:9000");
+        assertThat(conf.get("fs.s3a.impl"))
+                .as("Hadoop's defaults, which map s3a:// to S3A")
+                .isEqualTo("org.apache.hadoop.fs.s3a.S3AFileSystem");
+        assertThat(conf.get("hoodie.table.name")).isNull();
     }
 
     @Test

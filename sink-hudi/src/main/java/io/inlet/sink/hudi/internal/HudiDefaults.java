@@ -19,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
@@ -121,15 +122,23 @@ public final class HudiDefaults {
         private final String path;
         private final List<Added> recorded;
         private final boolean filling;
+        private final Map<String, String> options;
 
         /**
          * @param filling whether this job gives the rows from before pending defaults their value ({@link
          *     HudiDefaultsBackfill}): its writer then writes the source's deletes as soft ones
+         * @param options the table's writer options, whose {@code hadoop.*} entries reach its files
          */
-        public Table(String path, List<Added> recorded, boolean filling) {
+        public Table(String path, List<Added> recorded, boolean filling, Map<String, String> options) {
             this.path = Objects.requireNonNull(path, "path");
             this.recorded = List.copyOf(recorded);
             this.filling = filling;
+            this.options = Map.copyOf(options);
+        }
+
+        /** The Hadoop configuration of the table's files. */
+        public Configuration hadoopConf() {
+            return HudiTables.hadoopConf(options);
         }
 
         /** Whether this job gives rows from before an added column its default. */

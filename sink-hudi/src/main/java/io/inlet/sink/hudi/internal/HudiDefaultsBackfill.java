@@ -15,7 +15,6 @@ import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.OutputTag;
-import org.apache.hadoop.conf.Configuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -152,7 +151,7 @@ public final class HudiDefaultsBackfill extends AbstractStreamOperator<RowData>
         long deadline = System.currentTimeMillis() + WRITES_AT_BUILD_TIMEOUT_MS;
         while (true) {
             Set<String> still = new TreeSet<>(t.writesAtBuild);
-            still.retainAll(HudiTables.pendingWrites(t.path, new Configuration(false)));
+            still.retainAll(HudiTables.pendingWrites(t.path, HudiTables.hadoopConf(t.read.options)));
             if (still.isEmpty()) {
                 return;
             }
@@ -255,7 +254,7 @@ public final class HudiDefaultsBackfill extends AbstractStreamOperator<RowData>
             for (TableFill t : tables) {
                 for (HudiDefaults.Added a : t.pending) {
                     try {
-                        HudiDefaults.markDone(t.path, a.column(), new Configuration(false));
+                        HudiDefaults.markDone(t.path, a.column(), HudiTables.hadoopConf(t.read.options));
                     } catch (UncheckedIOException e) {
                         // Not worth a failure: the next job finds it pending and reads the table again (rows given
                         // the default already are skipped).

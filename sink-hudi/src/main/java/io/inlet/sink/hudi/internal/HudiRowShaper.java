@@ -27,7 +27,6 @@ import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
-import org.apache.hadoop.conf.Configuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -450,7 +449,7 @@ public final class HudiRowShaper extends ProcessFunction<ChangeEvent, RowData> i
             HudiDefaults.record(
                     table.path(),
                     HudiDefaults.Added.of(c.column(), c.defaultValue().get(), order),
-                    new Configuration(false));
+                    table.hadoopConf());
             rebuild.add("column '" + c.column() + "' was added with the default '"
                     + c.defaultValue().get()
                     + "', which the rows from before it take (recorded in the table: the next job gives it to"

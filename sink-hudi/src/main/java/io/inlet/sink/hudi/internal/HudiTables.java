@@ -4,6 +4,7 @@ import io.inlet.annotation.Internal;
 import io.inlet.core.table.Column;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.util.MiniJson;
+import io.inlet.sink.hudi.HudiSinkOptions;
 
 import org.apache.avro.Schema;
 import org.apache.flink.table.types.logical.LogicalType;
@@ -40,6 +41,22 @@ import java.util.stream.Collectors;
 public final class HudiTables {
 
     private HudiTables() {}
+
+    /**
+     * The Hadoop configuration of the sink's own reads and writes of its tables: Hadoop's defaults
+     * (core-default.xml, which maps {@code s3a://} to S3A) and the options' {@code hadoop.*} entries, the
+     * same ones Hudi's writer applies to its own; no *-site.xml from a class path or HADOOP_CONF_DIR.
+     */
+    public static Configuration hadoopConf(Map<String, String> options) {
+        Configuration conf = new Configuration(false);
+        conf.addResource("core-default.xml");
+        options.forEach((k, v) -> {
+            if (k.startsWith(HudiSinkOptions.HADOOP_PREFIX)) {
+                conf.set(k.substring(HudiSinkOptions.HADOOP_PREFIX.length()), v);
+            }
+        });
+        return conf;
+    }
 
     /** The table's properties, or empty when there is no Hudi table at the path. */
     public static Optional<Properties> properties(String basePath, Configuration hadoopConf) throws IOException {

@@ -273,7 +273,7 @@ class HudiRowShaperTest {
                 new String[] {"id", "v", "name", "status", "_source_position"});
         RowType built = OLDER.toRowType();
         OutputTag<RowData> tag = new OutputTag<>("hudi-db.t", InternalTypeInfo.of(built));
-        HudiDefaults.Table none = new HudiDefaults.Table(table.toUri().toString(), List.of(), false);
+        HudiDefaults.Table none = new HudiDefaults.Table(table.toUri().toString(), List.of(), false, Map.of());
         try (OneInputStreamOperatorTestHarness<ChangeEvent, RowData> h =
                 ProcessFunctionTestHarnesses.forProcessFunction(new HudiRowShaper(
                         Map.of(T, tag),
@@ -317,7 +317,7 @@ class HudiRowShaperTest {
                 Map.of(T, false),
                 Map.of(T, Set.of("status")),
                 Map.of(),
-                Map.of(T, new HudiDefaults.Table(table.toUri().toString(), recorded, false))));
+                Map.of(T, new HudiDefaults.Table(table.toUri().toString(), recorded, false, Map.of()))));
         try (OneInputStreamOperatorTestHarness<ChangeEvent, RowData> h =
                 ProcessFunctionTestHarnesses.forProcessFunction(shipped)) {
             h.processElement(row(OLDER, 150, 1, 10, StringData.fromString("one")), 0);
@@ -374,7 +374,7 @@ class HudiRowShaperTest {
                 Map.of(T, false),
                 Map.of(T, Set.of()),
                 Map.of(),
-                Map.of(T, new HudiDefaults.Table(table.toUri().toString(), List.of(), true)));
+                Map.of(T, new HudiDefaults.Table(table.toUri().toString(), List.of(), true, Map.of())));
         try (OneInputStreamOperatorTestHarness<ChangeEvent, RowData> h =
                 ProcessFunctionTestHarnesses.forProcessFunction(shaper)) {
             ChangeEvent delete = row(OLDER, 300, 1, 10, StringData.fromString("one"));
