@@ -57,9 +57,6 @@ class FlinkStateOnS3ITCase {
         s3Settings.setString("s3.path.style.access", "true");
         s3Settings.setString("s3.access-key", s3.accessKey());
         s3Settings.setString("s3.secret-key", s3.secretKey());
-        // The server keeps buckets as directories: a directory marker S3A deletes after a write is a directory
-        // that is not empty. Marker retention (Hadoop 3.3.1+) leaves them, as on stores that version objects.
-        s3Settings.setString("s3.directory.marker.retention", "keep");
         FileSystem.initialize(s3Settings, null);
         String bucket = s3.newBucket("flink-state");
         String db = mysql.createDatabase();
@@ -89,10 +86,7 @@ class FlinkStateOnS3ITCase {
             // Changed while no job runs: the restored job reads them from the savepoint's binlog position.
             mysql.execute(db, "DELETE FROM orders WHERE id = 1", "UPDATE orders SET v = 30 WHERE id = 3");
             Configuration restore = new Configuration();
-            // The savepoint's metadata file, not its directory: the test's S3 server keeps objects in directories and
-            // answers a HEAD of the directory's key as an empty object, which Flink would read as the metadata. On S3
-            // a key prefix is no object, and either pointer restores.
-            restore.set(SavepointConfigOptions.SAVEPOINT_PATH, savepoint + "/_metadata");
+            restore.set(SavepointConfigOptions.SAVEPOINT_PATH, savepoint);
             JobClient second = job(mysql, db, warehouse, restore, "s3://" + bucket + "/checkpoints");
             try {
                 mysql.execute(db, "INSERT INTO orders VALUES (5, 5)");
