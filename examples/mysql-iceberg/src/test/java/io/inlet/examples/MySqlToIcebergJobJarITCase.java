@@ -4,14 +4,18 @@ import io.inlet.testing.FlinkDistribution;
 import io.inlet.testing.JobJar;
 import io.inlet.testing.MariaDbExtension;
 import io.inlet.testing.MariaDbServer;
+import io.inlet.testing.RestCatalogExtension;
+import io.inlet.testing.RestCatalogServer;
 import io.inlet.testing.TestNames;
 
 import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.rest.RESTCatalog;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -36,7 +40,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * properties file, it mirrors real MariaDB tables into Iceberg, snapshot and binlog.
  */
 @Tag("every-flink-line") // run on Flink 1.18 too (see the README, Run the tests)
-@ExtendWith(MariaDbExtension.class)
+@ExtendWith({MariaDbExtension.class, RestCatalogExtension.class})
 class MySqlToIcebergJobJarITCase {
 
     private static final Duration TIMEOUT = Duration.ofMinutes(3);
@@ -147,6 +151,73 @@ class MySqlToIcebergJobJarITCase {
         }
     }
 
+    /**
+     * Iceberg tables on S3 through an Iceberg REST catalog, written by the jar's S3FileIO: the settings, the
+     * S3 secret among them, in the application properties file as on a managed runtime.
+     */
+    @Test
+    void mirrorsMySqlIntoIcebergOnS3ThroughARestCatalog(MariaDbServer mysql, RestCatalogServer rest, @TempDir Path work)
+            throws Exception {
+        String db = mysql.createDatabase();
+        mysql.execute(
+                db,
+                "CREATE TABLE orders (id BIGINT PRIMARY KEY, customer VARCHAR(50) NOT NULL,"
+                        + " amount DECIMAL(10,2), note TEXT)",
+                "CREATE TABLE order_items (order_id BIGINT, line INT, sku VARCHAR(20), PRIMARY KEY (order_id, line))",
+                "INSERT INTO orders VALUES (1, 'anna', 19.90, 'x'), (2, 'bob', 5.00, NULL)",
+                "INSERT INTO order_items VALUES (1, 1, 'A'), (2, 1, 'C')");
+        Map<String, String> sink = new java.util.LinkedHashMap<>();
+        sink.put("catalog-type", "rest");
+        sink.put("uri", rest.uri());
+        rest.s3().icebergProperties().forEach((k, v) -> sink.put("catalog." + k, v));
+        Path properties = work.resolve("application_properties.json");
+        Files.writeString(
+                properties,
+                "["
+                        + group(
+                                "source",
+                                Map.of(
+                                        "hostname",
+                                        mysql.host(),
+                                        "port",
+                                        String.valueOf(mysql.port()),
+                                        "username",
+                                        mysql.rootUser(),
+                                        "password",
+                                        mysql.rootPassword(),
+                                        "database-name",
+                                        db,
+                                        "table-name",
+                                        "orders|order_items",
+                                        "server-id",
+                                        "5410-5411"))
+                        + ", "
+                        + group("sink", sink)
+                        + ", " + group("pipeline", Map.of("checkpoint-interval", "1 s", "parallelism", "2")) + "]");
+
+        try (FlinkDistribution.Run run = FlinkDistribution.run(
+                        JobJar.ofThisModule().path(), Map.of(), "--application-properties", properties.toString());
+                Connection c = mysql.connection(db);
+                RESTCatalog catalog = new RESTCatalog()) {
+            catalog.initialize("rest", rest.clientProperties());
+            awaitEqual(run, c, catalog, db);
+            mysql.execute(
+                    db,
+                    "UPDATE orders SET amount = amount + 1, note = 'paid' WHERE id = 1",
+                    "DELETE FROM orders WHERE id = 2",
+                    "INSERT INTO order_items VALUES (1, 2, 'B')");
+            awaitEqual(run, c, catalog, db);
+            assertThat(catalog.loadTable(TableIdentifier.of(db, "orders")).location())
+                    .startsWith(rest.warehouse() + "/");
+            assertThat(rest.s3().keys(rest.bucket()))
+                    .anyMatch(k -> k.startsWith("warehouse/" + db + "/orders/data/") && k.endsWith(".parquet"));
+            assertThat(run.output())
+                    .contains("No Hadoop Dependency available")
+                    .doesNotContain(rest.s3().secretKey())
+                    .doesNotContain(" ERROR ");
+        }
+    }
+
     @Test
     void aDryRunPrintsThePlanAndCreatesNothing(MariaDbServer mysql, @TempDir Path work) throws Exception {
         String db = mysql.createDatabase();
@@ -199,7 +270,7 @@ class MySqlToIcebergJobJarITCase {
         return sb.append("}}").toString();
     }
 
-    private static void awaitEqual(FlinkDistribution.Run run, Connection c, HadoopCatalog catalog, String db)
+    private static void awaitEqual(FlinkDistribution.Run run, Connection c, Catalog catalog, String db)
             throws Exception {
         for (String table : List.of("orders", "order_items")) {
             List<String> expected = mysqlRows(c, table);
