@@ -4,14 +4,20 @@ import io.inlet.core.Pipeline;
 import io.inlet.core.table.TableDescriptor;
 import io.inlet.core.testing.MiniClusters;
 import io.inlet.sink.hudi.HudiSink;
+import io.inlet.testing.HiveMetastoreExtension;
+import io.inlet.testing.HiveMetastoreServer;
 import io.inlet.testing.MariaDbExtension;
 import io.inlet.testing.MariaDbServer;
-import io.inlet.testing.S3Extension;
 import io.inlet.testing.S3Server;
 
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.hadoop.hive.conf.HiveConf;
+import org.apache.hadoop.hive.metastore.HiveMetaStoreClient;
+import org.apache.hadoop.hive.metastore.IMetaStoreClient;
+import org.apache.hadoop.hive.metastore.api.FieldSchema;
+import org.apache.hadoop.hive.metastore.api.Table;
 import org.apache.logging.log4j.Level;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -30,18 +36,20 @@ import static org.assertj.core.api.Assertions.assertThat;
  * MySQL into Hudi MERGE_ON_READ tables on S3 through Hadoop's S3A ({@code s3a://}), set up with the sink's
  * {@code hadoop.*} options alone (endpoint, path-style access, credentials): every table, read with Hudi's
  * reader with the same options, equals MySQL after updates and deletes, and compaction rewrites the log
- * files into base files in the bucket. The secret key shows nowhere: not in the sink's {@code toString},
+ * files into base files in the bucket, and Hudi's Hive sync registers each table in a Hive Metastore. The secret key shows nowhere: not in the sink's {@code toString},
  * the job's configuration or plan as Flink's REST API shows them, or a log line at INFO and above.
  */
 @Tag("hudi") // in the 1.17 build's Hudi execution: one test JVM, alone (integration-tests/pom.xml)
-@ExtendWith({MariaDbExtension.class, S3Extension.class})
+@ExtendWith({MariaDbExtension.class, HiveMetastoreExtension.class})
 class HudiOnS3ITCase {
 
     @RegisterExtension
     static final MiniClusterExtension MINI_CLUSTER = MiniClusters.extension(4);
 
     @Test
-    void mergeOnReadTablesOnS3EqualMySqlAndCompact(MariaDbServer mysql, S3Server s3) throws Exception {
+    void mergeOnReadTablesOnS3EqualMySqlCompactAndSyncToHive(MariaDbServer mysql, HiveMetastoreServer hms)
+            throws Exception {
+        S3Server s3 = hms.s3();
         String db = mysql.createDatabase();
         ShopDatabase.create(mysql, db);
         ShopDatabase.load(mysql, db);
@@ -54,7 +62,11 @@ class HudiOnS3ITCase {
                 .path(lake)
                 .option("compaction.delta_commits", "1")
                 .option("write.tasks", "1")
-                .option("hoodie.embed.timeline.server", "false");
+                .option("hoodie.embed.timeline.server", "false")
+                // Each table's Hive tables (<table>_ro, <table>_rt) in the metastore, after each commit.
+                .option("hive_sync.enabled", "true")
+                .option("hive_sync.mode", "hms")
+                .option("hive_sync.metastore.uris", hms.uri());
         hadoop.forEach(builder::option);
         HudiSink sink = builder.build();
         assertThat(sink.toString()).contains(lake).doesNotContain(s3.secretKey());
@@ -100,6 +112,26 @@ class HudiOnS3ITCase {
                     .anyMatch(k -> k.startsWith(orders) && k.contains(".log."));
             awaitEqual(job, c, db, lake, sink, pipeline.sinkTables(), hadoop);
             assertThat(Shown.job(MINI_CLUSTER, job.getJobID())).doesNotContain(s3.secretKey());
+
+            // Hive sync: the metastore knows each table at its path, as Hudi's read-optimized and real-time views.
+            HiveConf conf = new HiveConf();
+            conf.set("hive.metastore.uris", hms.uri());
+            IMetaStoreClient metastore = new HiveMetaStoreClient(conf);
+            try {
+                for (String table : List.of("orders", "all_types")) {
+                    for (String view : List.of("_ro", "_rt")) {
+                        Table synced = awaitHiveTable(job, metastore, db, table + view);
+                        assertThat(synced.getSd().getLocation()).isEqualTo(lake + "/" + db + "/" + table);
+                        assertThat(synced.getSd().getCols())
+                                .extracting(FieldSchema::getName)
+                                .contains("id");
+                    }
+                }
+                assertThat(metastore.getTable(db, "orders_rt").getSd().getInputFormat())
+                        .isEqualTo("org.apache.hudi.hadoop.realtime.HoodieParquetRealtimeInputFormat");
+            } finally {
+                metastore.close();
+            }
         } finally {
             Jobs.cancelAndAwait(job);
             logs.close();
@@ -108,6 +140,16 @@ class HudiOnS3ITCase {
                 .as("INFO and above logs of the run")
                 .contains("org.apache.hudi")
                 .doesNotContain(s3.secretKey());
+    }
+
+    private static Table awaitHiveTable(JobClient job, IMetaStoreClient metastore, String db, String table)
+            throws Exception {
+        long deadline = System.nanoTime() + Lakes.TIMEOUT.toNanos();
+        while (!metastore.tableExists(db, table) && System.nanoTime() < deadline) {
+            Jobs.assertRunning(job);
+            Thread.sleep(500); // polling for the next commit's Hive sync; the call below decides
+        }
+        return metastore.getTable(db, table);
     }
 
     private static void awaitEqual(

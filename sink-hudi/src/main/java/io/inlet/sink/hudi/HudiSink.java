@@ -31,6 +31,7 @@ import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.BooleanType;
 import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.TimestampType;
 import org.apache.flink.util.OutputTag;
@@ -621,6 +622,11 @@ public final class HudiSink implements ChangeSink {
         return HudiTableSpec.of(hudiName(t.tableId()), writeType, comments, t.primaryKey(), partitions(t), options(t));
     }
 
+    private static final String HIVE_SYNC_ENABLED = "hive_sync.enabled";
+    private static final String HIVE_SYNC_DB = "hive_sync.db";
+    private static final String HIVE_SYNC_TABLE = "hive_sync.table";
+    private static final String HIVE_SYNC_AS_DATASOURCE = "hoodie.datasource.hive_sync.sync_as_datasource";
+
     /** The options Hudi's writer of the table gets. */
     @VisibleForTesting
     Map<String, String> options(TableDescriptor t) {
@@ -649,6 +655,25 @@ public final class HudiSink implements ChangeSink {
             o.put(INDEX_BOOTSTRAP_TASKS, "1");
         }
         o.putAll(hudiOptions);
+        if (Boolean.parseBoolean(hudiOptions.getOrDefault(HIVE_SYNC_ENABLED, "false"))) {
+            // Each table syncs to a Hive table of its own name, in its source database unless
+            // 'hive_sync.db' names one for all; Hudi would name them after the factory's placeholders.
+            o.putIfAbsent(HIVE_SYNC_DB, t.tableId().database());
+            o.put(HIVE_SYNC_TABLE, t.tableId().table());
+            boolean hasTime = t.columns().stream()
+                    .anyMatch(c -> c.type().getLogicalType().getTypeRoot() == LogicalTypeRoot.TIME_WITHOUT_TIME_ZONE);
+            if (hasTime && !hudiOptions.containsKey(HIVE_SYNC_AS_DATASOURCE)) {
+                // Hudi 0.14 also writes Spark's data source properties into the Hive table, and cannot
+                // express a TIME column there ("Unsupport convert INT32 to spark sql type"): the table
+                // would never sync, with nothing but an ERROR per commit in the log.
+                LOG.warn(
+                        "Table {} has a TIME column: its Hive sync leaves out Spark's data source properties"
+                                + " ('{}' = 'false'), which Hudi cannot write for TIME; Spark reads it as a Hive table.",
+                        t.tableId(),
+                        HIVE_SYNC_AS_DATASOURCE);
+                o.put(HIVE_SYNC_AS_DATASOURCE, "false");
+            }
+        }
         o.put(HudiSinkOptions.PATH.key(), tablePath(t.tableId()));
         o.put(HudiSinkOptions.TABLE_TYPE.key(), tableType);
         o.put(HudiSinkOptions.PRECOMBINE_FIELD.key(), precombine(t));
@@ -761,6 +786,11 @@ public final class HudiSink implements ChangeSink {
                             + " per table (record key from the primary key, partition path from"
                             + " 'partition-fields.<table>').");
                 }
+            }
+            if (hudiOptions.containsKey(HIVE_SYNC_TABLE)) {
+                problems.add("'" + HIVE_SYNC_TABLE + "' would sync every table of the sink to one Hive table;"
+                        + " remove it: each table syncs to a Hive table of its own name (in its source"
+                        + " database, or in the one 'hive_sync.db' names).");
             }
             if (!changelog && "false".equalsIgnoreCase(hudiOptions.get("write.precombine"))) {
                 problems.add("'write.precombine' = 'false' would let a batch that deletes and re-inserts a"

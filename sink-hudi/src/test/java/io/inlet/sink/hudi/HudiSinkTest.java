@@ -104,6 +104,39 @@ class HudiSinkTest {
     }
 
     @Test
+    void eachTableSyncsToAHiveTableOfItsOwnName(@TempDir Path lake) {
+        HudiSink sink = HudiSink.builder()
+                .path(lake.toUri().toString())
+                .option("hive_sync.enabled", "true")
+                .option("hive_sync.metastore.uris", "thrift://127.0.0.1:9083")
+                .build();
+        assertThat(sink.options(ORDERS))
+                .containsEntry("hive_sync.db", ORDERS.tableId().database())
+                .containsEntry("hive_sync.table", ORDERS.tableId().table())
+                .as("Hudi cannot write Spark's data source properties for the TIME column 'at'")
+                .containsEntry("hoodie.datasource.hive_sync.sync_as_datasource", "false");
+        TableDescriptor noTime = TableDescriptor.builder(TableId.of("shop", "items"))
+                .column("id", DataTypes.BIGINT())
+                .primaryKey("id")
+                .build();
+        assertThat(sink.options(noTime)).doesNotContainKey("hoodie.datasource.hive_sync.sync_as_datasource");
+        HudiSink oneDatabase = HudiSink.builder()
+                .path(lake.toUri().toString())
+                .option("hive_sync.enabled", "true")
+                .option("hive_sync.db", "lake")
+                .build();
+        assertThat(oneDatabase.options(ORDERS)).containsEntry("hive_sync.db", "lake");
+        assertThat(HudiSink.builder().path(lake.toUri().toString()).build().options(ORDERS))
+                .doesNotContainKeys("hive_sync.db", "hive_sync.table");
+        assertThatThrownBy(() -> HudiSink.builder()
+                        .path(lake.toUri().toString())
+                        .option("hive_sync.table", "orders")
+                        .build())
+                .isInstanceOf(InletValidationException.class)
+                .hasMessageContaining("'hive_sync.table' would sync every table of the sink to one Hive table");
+    }
+
+    @Test
     void refusesSettingsThatWouldLoseChanges(@TempDir Path lake) {
         assertThatThrownBy(() -> HudiSink.builder()
                         .path("x")
