@@ -53,8 +53,7 @@ class S3CredentialsITCase {
     }
 
     @Test
-    void theSecretKeyNeverShows(MariaDbServer mysql, RestCatalogServer rest, HiveMetastoreServer hms)
-            throws Exception {
+    void theSecretKeyNeverShows(MariaDbServer mysql, RestCatalogServer rest, HiveMetastoreServer hms) throws Exception {
         S3Server s3 = rest.s3();
         String secret = s3.secretKey();
         String db = mysql.createDatabase();
@@ -105,9 +104,8 @@ class S3CredentialsITCase {
                             .build()
                             .executeAsync())
                     .isInstanceOf(InletValidationException.class)
-                    .satisfies(e -> assertThat(Shown.stackTrace(e))
-                            .contains("403")
-                            .doesNotContain(secret));
+                    .satisfies(
+                            e -> assertThat(Shown.stackTrace(e)).contains("403").doesNotContain(secret));
             captured = logs.text();
         }
         assertThat(captured)
