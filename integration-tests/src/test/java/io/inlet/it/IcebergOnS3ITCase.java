@@ -171,7 +171,9 @@ class IcebergOnS3ITCase {
         S3Server s3 = rest.s3();
         String bucket = s3.newBucket("jdbc-lake");
         Map<String, String> catalogProperties = new HashMap<>(s3.icebergProperties());
-        catalogProperties.put("uri", mysql.jdbcUrl(catalogDb));
+        // Without it MySQL's driver reads a null catalog as every database: Iceberg's JdbcCatalog then finds
+        // another catalog's iceberg_tables and never makes its own ("Table '<db>.iceberg_tables' doesn't exist").
+        catalogProperties.put("uri", mysql.jdbcUrl(catalogDb) + "&nullCatalogMeansCurrent=true");
         catalogProperties.put("jdbc.user", mysql.rootUser());
         catalogProperties.put("jdbc.password", mysql.rootPassword());
         catalogProperties.put("warehouse", "s3://" + bucket + "/lake");

@@ -4,6 +4,8 @@ import io.inlet.core.testing.MiniClusters;
 import io.inlet.shim.IcebergCatalogs;
 import io.inlet.testing.HiveMetastoreExtension;
 import io.inlet.testing.HiveMetastoreServer;
+import io.inlet.testing.MariaDbExtension;
+import io.inlet.testing.MariaDbServer;
 import io.inlet.testing.RestCatalogExtension;
 import io.inlet.testing.RestCatalogServer;
 import io.inlet.testing.TestNames;
@@ -35,12 +37,12 @@ import static org.apache.flink.table.api.Expressions.$;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The {@code inlet-iceberg} catalog type on the catalogs users run against S3, an Iceberg REST catalog
- * and a Hive Metastore: a table made, upserted and deleted from through Flink SQL, read back through SQL,
+ * The {@code inlet-iceberg} catalog type on the catalogs users run against S3, an Iceberg REST catalog,
+ * a Hive Metastore and a catalog named by its class ({@code catalog-impl}): a table made, upserted and deleted from through Flink SQL, read back through SQL,
  * the Table API, the DataStream API (Iceberg's {@code FlinkSource} on {@link IcebergCatalogs#tableLoader})
  * and as a streaming changelog, updates and deletes included.
  */
-@ExtendWith({RestCatalogExtension.class, HiveMetastoreExtension.class})
+@ExtendWith({MariaDbExtension.class, RestCatalogExtension.class, HiveMetastoreExtension.class})
 class InletIcebergCatalogOnS3ITCase {
 
     @RegisterExtension
@@ -61,6 +63,21 @@ class InletIcebergCatalogOnS3ITCase {
         options.put("catalog-type", "hive");
         options.put("uri", hms.uri());
         options.put("warehouse", hms.warehouse());
+        everyApiReadsWhatSqlWrote(options);
+    }
+
+    /** A catalog named by its class: Iceberg's JDBC catalog in MariaDB, its tables in a bucket of the test's own. */
+    @Test
+    @Timeout(240)
+    void aCatalogImplServesSqlTheTableApiAndDataStreams(MariaDbServer mysql, RestCatalogServer rest) throws Exception {
+        Map<String, String> options = new HashMap<>(rest.s3().icebergProperties());
+        options.put("catalog-impl", "org.apache.iceberg.jdbc.JdbcCatalog");
+        // Without it MySQL's driver reads a null catalog as every database: Iceberg's JdbcCatalog then finds
+        // another catalog's iceberg_tables and never makes its own ("Table '<db>.iceberg_tables' doesn't exist").
+        options.put("uri", mysql.jdbcUrl(mysql.createDatabase()) + "&nullCatalogMeansCurrent=true");
+        options.put("jdbc.user", mysql.rootUser());
+        options.put("jdbc.password", mysql.rootPassword());
+        options.put("warehouse", "s3://" + rest.s3().newBucket("jdbc-catalog") + "/lake");
         everyApiReadsWhatSqlWrote(options);
     }
 
