@@ -35,9 +35,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * MySQL into Hudi MERGE_ON_READ tables on S3 through Hadoop's S3A ({@code s3a://}), set up with the sink's
  * {@code hadoop.*} options alone (endpoint, path-style access, credentials): every table, read with Hudi's
- * reader with the same options, equals MySQL after updates and deletes, and compaction rewrites the log
- * files into base files in the bucket, and Hudi's Hive sync registers each table in a Hive Metastore. The secret key shows nowhere: not in the sink's {@code toString},
- * the job's configuration or plan as Flink's REST API shows them, or a log line at INFO and above.
+ * reader with the same options, equals MySQL after updates and deletes, compaction rewrites the log files
+ * into base files in the bucket, and Hudi's Hive sync registers each table in a Hive Metastore. The secret
+ * key shows nowhere: not in the sink's {@code toString}, the job's configuration or plan as Flink's REST
+ * API shows them, or a log line at INFO and above.
  */
 @Tag("hudi") // in the 1.17 build's Hudi execution: one test JVM, alone (integration-tests/pom.xml)
 @ExtendWith({MariaDbExtension.class, HiveMetastoreExtension.class})

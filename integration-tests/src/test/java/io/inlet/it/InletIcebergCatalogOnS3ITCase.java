@@ -38,9 +38,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The {@code inlet-iceberg} catalog type on the catalogs users run against S3, an Iceberg REST catalog,
- * a Hive Metastore and a catalog named by its class ({@code catalog-impl}): a table made, upserted and deleted from through Flink SQL, read back through SQL,
- * the Table API, the DataStream API (Iceberg's {@code FlinkSource} on {@link IcebergCatalogs#tableLoader})
- * and as a streaming changelog, updates and deletes included.
+ * a Hive Metastore and a catalog named by its class ({@code catalog-impl}): a table made, upserted and
+ * deleted from through Flink SQL, read back through SQL, the Table API, the DataStream API (Iceberg's
+ * {@code FlinkSource} on {@link IcebergCatalogs#tableLoader}) and as a streaming changelog, updates and
+ * deletes included.
  */
 @ExtendWith({MariaDbExtension.class, RestCatalogExtension.class, HiveMetastoreExtension.class})
 class InletIcebergCatalogOnS3ITCase {

@@ -668,7 +668,8 @@ public final class HudiSink implements ChangeSink {
                 // would never sync, with nothing but an ERROR per commit in the log.
                 LOG.warn(
                         "Table {} has a TIME column: its Hive sync leaves out Spark's data source properties"
-                                + " ('{}' = 'false'), which Hudi cannot write for TIME; Spark reads it as a Hive table.",
+                                + " ('{}' = 'false'), which Hudi cannot write for TIME; Spark reads it as a Hive"
+                                + " table.",
                         t.tableId(),
                         HIVE_SYNC_AS_DATASOURCE);
                 o.put(HIVE_SYNC_AS_DATASOURCE, "false");
