@@ -25,7 +25,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.sql.Connection;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -56,8 +55,7 @@ class HudiOnS3ITCase {
         ShopDatabase.load(mysql, db);
         String bucket = s3.newBucket("hudi-lake");
         String lake = "s3a://" + bucket + "/lake";
-        Map<String, String> hadoop = new LinkedHashMap<>();
-        s3.s3aProperties().forEach((k, v) -> hadoop.put("hadoop." + k, v));
+        Map<String, String> hadoop = s3.s3aProperties("hadoop.");
 
         HudiSink.Builder builder = HudiSink.builder()
                 .path(lake)
@@ -100,12 +98,7 @@ class HudiOnS3ITCase {
             // A compaction (a 'commit' on a MERGE_ON_READ timeline) wrote base files, and all of it is in the bucket.
             String orders = "lake/" + db + "/orders/";
             Pattern compaction = Pattern.compile(Pattern.quote(orders + ".hoodie/") + "\\d+\\.commit");
-            long deadline = System.nanoTime() + Lakes.TIMEOUT.toNanos();
-            while (s3.keys(bucket).stream().noneMatch(k -> compaction.matcher(k).matches())
-                    && System.nanoTime() < deadline) {
-                Jobs.assertRunning(job);
-                Thread.sleep(500); // polling for the next compaction; the assertion below decides
-            }
+            Lakes.awaitObject(job, s3, bucket, k -> compaction.matcher(k).matches());
             assertThat(s3.keys(bucket))
                     .as("objects of the orders table in the test's bucket")
                     .anyMatch(k -> compaction.matcher(k).matches())

@@ -24,9 +24,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.time.Duration;
-import java.util.List;
-import java.util.function.Predicate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -74,7 +71,7 @@ class FlinkStateOnS3ITCase {
                 mysql.execute(db, "UPDATE orders SET v = 20 WHERE id = 2", "INSERT INTO orders VALUES (4, 4)");
                 Lakes.awaitIceberg(first, catalog, id, () -> Canonical.mysql(c, db, "orders"));
                 String completed = "checkpoints/" + first.getJobID().toHexString() + "/chk-";
-                awaitKey(s3, bucket, k -> k.startsWith(completed) && k.endsWith("/_metadata"));
+                Lakes.awaitObject(first, s3, bucket, k -> k.startsWith(completed) && k.endsWith("/_metadata"));
                 savepoint = Jobs.stopWithSavepoint(first, "s3://" + bucket + "/savepoints");
             } finally {
                 Jobs.cancelIfRunning(first);
@@ -109,15 +106,5 @@ class FlinkStateOnS3ITCase {
                         .build())
                 .build()
                 .executeAsync();
-    }
-
-    private static void awaitKey(S3Server s3, String bucket, Predicate<String> key) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        List<String> keys = s3.keys(bucket);
-        while (keys.stream().noneMatch(key) && System.nanoTime() < deadline) {
-            Thread.sleep(200); // polling for the next completed checkpoint; the assertion below decides
-            keys = s3.keys(bucket);
-        }
-        assertThat(keys).as("objects in bucket %s", bucket).anyMatch(key);
     }
 }

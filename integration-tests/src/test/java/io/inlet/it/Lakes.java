@@ -1,5 +1,7 @@
 package io.inlet.it;
 
+import io.inlet.testing.S3Server;
+
 import org.apache.flink.core.execution.JobClient;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -9,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.function.Predicate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -34,6 +37,18 @@ final class Lakes {
                 "Iceberg table " + id,
                 expected,
                 () -> catalog.tableExists(id) ? Canonical.iceberg(catalog.loadTable(id)) : List.of());
+    }
+
+    /** Waits until the bucket holds an object whose key matches (a checkpoint, a commit, a compaction). */
+    static void awaitObject(JobClient job, S3Server s3, String bucket, Predicate<String> key) throws Exception {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        List<String> keys = s3.keys(bucket);
+        while (keys.stream().noneMatch(key) && System.nanoTime() < deadline) {
+            Jobs.assertRunning(job);
+            Thread.sleep(200); // polling for the job's next object; the assertion below decides
+            keys = s3.keys(bucket);
+        }
+        assertThat(keys).as("objects in bucket %s", bucket).anyMatch(key);
     }
 
     static void awaitRows(JobClient job, String what, Callable<List<String>> expected, Callable<List<String>> actual)

@@ -38,12 +38,7 @@ public final class HiveMetastoreServer extends ServiceProcess implements Extensi
     public static HiveMetastoreServer start(S3Server s3) {
         String bucket = s3.newBucket("hive-warehouse");
         return FreePorts.startRetryingTakenPorts(() -> {
-            Path dir;
-            try {
-                dir = Files.createTempDirectory("inlet-hms-");
-            } catch (IOException e) {
-                throw new IllegalStateException("Cannot create a directory for the Hive Metastore", e);
-            }
+            Path dir = newWorkDir("inlet-hms-", "the Hive Metastore");
             HiveMetastoreServer server = new HiveMetastoreServer(dir, FreePorts.next(), s3, bucket);
             server.startServer();
             return server;

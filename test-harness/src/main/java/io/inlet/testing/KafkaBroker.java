@@ -38,12 +38,7 @@ public final class KafkaBroker extends ServiceProcess implements ExtensionContex
     /** Starts a broker on free ports. */
     public static KafkaBroker start() {
         return FreePorts.startRetryingTakenPorts(() -> {
-            Path dir;
-            try {
-                dir = Files.createTempDirectory("inlet-kafka-");
-            } catch (IOException e) {
-                throw new IllegalStateException("Cannot create a directory for Kafka", e);
-            }
+            Path dir = newWorkDir("inlet-kafka-", "Kafka");
             KafkaBroker server = new KafkaBroker(dir, FreePorts.next(), FreePorts.next());
             server.startBroker();
             return server;

@@ -59,12 +59,7 @@ public final class MariaDbServer extends ServiceProcess implements ExtensionCont
     }
 
     private static MariaDbServer start(int port, Map<String, String> overrides) {
-        Path dir;
-        try {
-            dir = Files.createTempDirectory("inlet-mariadb-");
-        } catch (IOException e) {
-            throw new IllegalStateException("Cannot create a directory for MariaDB", e);
-        }
+        Path dir = newWorkDir("inlet-mariadb-", "MariaDB");
         MariaDbServer server = new MariaDbServer(dir, port, overrides);
         server.startServer();
         return server;

@@ -42,12 +42,7 @@ public final class RestCatalogServer extends ServiceProcess implements Extension
     public static RestCatalogServer start(S3Server s3) {
         String bucket = s3.newBucket("rest-warehouse");
         return FreePorts.startRetryingTakenPorts(() -> {
-            Path dir;
-            try {
-                dir = Files.createTempDirectory("inlet-rest-");
-            } catch (IOException e) {
-                throw new IllegalStateException("Cannot create a directory for the REST catalog", e);
-            }
+            Path dir = newWorkDir("inlet-rest-", "the REST catalog");
             RestCatalogServer server = new RestCatalogServer(dir, FreePorts.next(), s3, bucket);
             server.startServer();
             return server;

@@ -66,12 +66,7 @@ public final class S3Server extends ServiceProcess implements ExtensionContext.S
 
     public static S3Server start() {
         return FreePorts.startRetryingTakenPorts(() -> {
-            Path dir;
-            try {
-                dir = Files.createTempDirectory("inlet-s3-");
-            } catch (IOException e) {
-                throw new IllegalStateException("Cannot create a directory for the S3 server", e);
-            }
+            Path dir = newWorkDir("inlet-s3-", "the S3 server");
             S3Server server = new S3Server(dir, FreePorts.next());
             server.startServer();
             return server;
@@ -272,7 +267,7 @@ public final class S3Server extends ServiceProcess implements ExtensionContext.S
         return sb.toString();
     }
 
-    /** Hadoop's S3A settings for this server ({@code fs.s3a.*}), with {@code s3://} served by S3A too. */
+    /** Hadoop's S3A settings for this server ({@code fs.s3a.*}). */
     public Map<String, String> s3aProperties() {
         Map<String, String> conf = new java.util.LinkedHashMap<>();
         conf.put("fs.s3a.endpoint", endpoint());
@@ -281,7 +276,16 @@ public final class S3Server extends ServiceProcess implements ExtensionContext.S
         conf.put("fs.s3a.connection.ssl.enabled", "false");
         conf.put("fs.s3a.access.key", accessKey);
         conf.put("fs.s3a.secret.key", secretKey);
-        conf.put("fs.s3.impl", "org.apache.hadoop.fs.s3a.S3AFileSystem");
+        return conf;
+    }
+
+    /**
+     * The same with a prefix on every key, e.g. {@code "hadoop."} for options that pass Hadoop settings on
+     * (Hudi's, the Iceberg catalogs').
+     */
+    public Map<String, String> s3aProperties(String prefix) {
+        Map<String, String> conf = new java.util.LinkedHashMap<>();
+        s3aProperties().forEach((k, v) -> conf.put(prefix + k, v));
         return conf;
     }
 

@@ -39,12 +39,7 @@ public final class SchemaRegistry extends ServiceProcess implements ExtensionCon
 
     public static SchemaRegistry start() {
         return FreePorts.startRetryingTakenPorts(() -> {
-            Path dir;
-            try {
-                dir = Files.createTempDirectory("inlet-registry-");
-            } catch (IOException e) {
-                throw new IllegalStateException("Cannot create a directory for the registry", e);
-            }
+            Path dir = newWorkDir("inlet-registry-", "the registry");
             SchemaRegistry server = new SchemaRegistry(dir, FreePorts.next());
             server.startRegistry();
             return server;

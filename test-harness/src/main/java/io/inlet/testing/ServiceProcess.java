@@ -214,6 +214,15 @@ public abstract class ServiceProcess implements AutoCloseable {
     }
 
     /** The java binary of this JVM. */
+    /** A new directory for a server's files, e.g. {@code newWorkDir("inlet-s3-", "the S3 server")}. */
+    protected static Path newWorkDir(String prefix, String what) {
+        try {
+            return Files.createTempDirectory(prefix);
+        } catch (IOException e) {
+            throw new IllegalStateException("Cannot create a directory for " + what, e);
+        }
+    }
+
     protected static String javaBinary() {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }

@@ -26,7 +26,6 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -80,12 +79,7 @@ class DebeziumKafkaToHudiJobJarITCase {
         produce(kafka, registry, topic);
         String bucket = s3.newBucket("hudi-job");
         String lake = "s3a://" + bucket + "/lake";
-        Map<String, String> hadoop = new LinkedHashMap<>();
-        s3.s3aProperties().forEach((k, v) -> {
-            if (k.startsWith("fs.s3a.")) {
-                hadoop.put("hadoop." + k, v);
-            }
-        });
+        Map<String, String> hadoop = s3.s3aProperties("hadoop.");
         List<String> args = new ArrayList<>();
         hadoop.forEach((k, v) -> args.addAll(List.of("--sink." + k, v)));
 

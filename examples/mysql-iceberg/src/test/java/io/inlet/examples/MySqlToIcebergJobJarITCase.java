@@ -87,23 +87,7 @@ class MySqlToIcebergJobJarITCase {
         Files.writeString(
                 properties,
                 "["
-                        + group(
-                                "source",
-                                Map.of(
-                                        "hostname",
-                                        mysql.host(),
-                                        "port",
-                                        String.valueOf(mysql.port()),
-                                        "username",
-                                        user,
-                                        "password",
-                                        password,
-                                        "database-name",
-                                        db,
-                                        "table-name",
-                                        "orders|order_items",
-                                        "server-id",
-                                        "5400-5401"))
+                        + sourceGroup(mysql, db, user, password, "5400-5401")
                         + ", "
                         + group("sink", Map.of("warehouse", warehouse.toUri().toString()))
                         + ", " + group("pipeline", Map.of("checkpoint-interval", "1 s", "parallelism", "2")) + "]");
@@ -174,23 +158,7 @@ class MySqlToIcebergJobJarITCase {
         Files.writeString(
                 properties,
                 "["
-                        + group(
-                                "source",
-                                Map.of(
-                                        "hostname",
-                                        mysql.host(),
-                                        "port",
-                                        String.valueOf(mysql.port()),
-                                        "username",
-                                        mysql.rootUser(),
-                                        "password",
-                                        mysql.rootPassword(),
-                                        "database-name",
-                                        db,
-                                        "table-name",
-                                        "orders|order_items",
-                                        "server-id",
-                                        "5410-5411"))
+                        + sourceGroup(mysql, db, mysql.rootUser(), mysql.rootPassword(), "5410-5411")
                         + ", "
                         + group("sink", sink)
                         + ", " + group("pipeline", Map.of("checkpoint-interval", "1 s", "parallelism", "2")) + "]");
@@ -257,6 +225,27 @@ class MySqlToIcebergJobJarITCase {
                     .doesNotContain(" ERROR ");
         }
         assertThat(warehouse).as("no namespace or table was created").doesNotExist();
+    }
+
+    /** The source's settings: the tables orders and order_items of the database, as this user. */
+    private static String sourceGroup(MariaDbServer mysql, String db, String user, String password, String serverIds) {
+        return group(
+                "source",
+                Map.of(
+                        "hostname",
+                        mysql.host(),
+                        "port",
+                        String.valueOf(mysql.port()),
+                        "username",
+                        user,
+                        "password",
+                        password,
+                        "database-name",
+                        db,
+                        "table-name",
+                        "orders|order_items",
+                        "server-id",
+                        serverIds));
     }
 
     private static String group(String id, Map<String, String> map) {

@@ -92,6 +92,9 @@ public final class HudiSink implements ChangeSink {
     private final boolean reconcileSnapshots;
     /** What the sink found at each table's path, read once per build (the sink is used where the job is built). */
     private final transient Map<TableId, Optional<Properties>> existingTables = new HashMap<>();
+
+    /** Built once: every look at the tables would otherwise parse Hadoop's defaults again. */
+    private transient Configuration hadoopConf;
     /** Each existing table's schema now (its newest commit's), read once per build. */
     private final transient Map<TableId, Optional<Schema>> currentSchemas = new HashMap<>();
     /**
@@ -612,7 +615,10 @@ public final class HudiSink implements ChangeSink {
 
     /** The Hadoop configuration of the sink's own look at its tables: the {@code hadoop.*} options. */
     private Configuration hadoopConf() {
-        return HudiTables.hadoopConf(hudiOptions);
+        if (hadoopConf == null) {
+            hadoopConf = HudiTables.hadoopConf(hudiOptions);
+        }
+        return hadoopConf;
     }
 
     /** What Hudi's table factory gets for the table. */
