@@ -85,6 +85,13 @@ public final class FlinkDistribution {
                     conf.resolve("log4j-cli.properties"),
                     String.join(
                             "\n",
+                            // With --target local the MiniCluster runs inside the client, and the client
+                            // exits (System.exit) while the MiniCluster still closes on its own threads.
+                            // Log4j's shutdown hook would stop logging under them; their next log call
+                            // then builds a new logging context through their context class loader: the
+                            // job's, closed by then ("Trying to access closed classloader", "Could not
+                            // register mbeans"). Without the hook, what they log still prints.
+                            "shutdownHook = disable",
                             "rootLogger.level = WARN",
                             "rootLogger.appenderRef.console.ref = console",
                             "appender.console.name = console",
