@@ -22,8 +22,8 @@ import java.util.Set;
  * CREATE CATALOG lake WITH (
  *   'type' = 'inlet-iceberg',
  *   'catalog-type' = 'hadoop',
- *   'warehouse' = 's3a://bucket/warehouse',
- *   'hadoop.fs.s3a.endpoint' = 'https://s3.eu-west-1.amazonaws.com');
+ *   'warehouse' = 'hdfs://namenode:8020/warehouse',
+ *   'hadoop.dfs.client.use.datanode.hostname' = 'true');
  * }</pre>
  *
  * <p>A streaming read of a table with identifier fields returns its changelog, updates and deletes

@@ -54,6 +54,13 @@ public final class IcebergCatalogConfig implements Serializable {
                     },
             "nessie", new String[] {"org.projectnessie.client.api.NessieApiV1", "the Nessie client (iceberg-nessie)"});
 
+    /**
+     * Object stores whose rename is a copy and a delete: a hadoop catalog commits by renaming its new
+     * metadata file into place, which on these is not atomic.
+     */
+    private static final java.util.Set<String> NON_ATOMIC_RENAME_SCHEMES =
+            java.util.Set.of("s3", "s3a", "s3n", "gs", "oss");
+
     private final String name;
     private final String type;
 
@@ -141,6 +148,30 @@ public final class IcebergCatalogConfig implements Serializable {
         } else if (impl == null && NEEDS.containsKey(type) && !present(NEEDS.get(type)[0])) {
             problems.add("A " + type + " catalog needs " + NEEDS.get(type)[1] + " on the classpath ("
                     + NEEDS.get(type)[0] + " is missing); add it to the job.");
+        }
+        return problems;
+    }
+
+    /**
+     * {@link #problems()}, and what makes committing through the catalog unsafe: a hadoop catalog whose
+     * warehouse is on an object store. Its commit renames a file, which there is a copy: when two writers
+     * of a table commit at once (this job and a compaction, or a second job), both can be told they
+     * succeeded while one commit is lost. Iceberg allows it; a writer that mirrors a database must not.
+     */
+    public java.util.List<String> writeProblems() {
+        java.util.List<String> problems = problems();
+        String warehouse = properties.get(CatalogProperties.WAREHOUSE_LOCATION);
+        if (impl == null && "hadoop".equals(type) && warehouse != null) {
+            int colon = warehouse.indexOf("://");
+            String scheme = colon > 0 ? warehouse.substring(0, colon).toLowerCase(Locale.ROOT) : "";
+            if (NON_ATOMIC_RENAME_SCHEMES.contains(scheme)) {
+                problems.add("'warehouse' = '" + warehouse + "': a hadoop catalog commits by renaming a metadata"
+                        + " file, which is not atomic on " + scheme + "://, so two writers of a table (this job"
+                        + " and a compaction, or a second job) can both be told they committed while one commit"
+                        + " is lost. Use a catalog that commits atomically: 'catalog-type' = 'rest', 'hive',"
+                        + " 'jdbc' or 'glue', and for S3 Iceberg's S3FileIO as its 'io-impl' ('catalog.io-impl'"
+                        + " = 'org.apache.iceberg.aws.s3.S3FileIO' on Inlet's sink).");
+            }
         }
         return problems;
     }

@@ -159,7 +159,7 @@ public final class IcebergSink implements ChangeSink {
      */
     @Override
     public void validate(List<TableDescriptor> tables, boolean schemaChangesFollowed) {
-        List<String> problems = new ArrayList<>(catalog.problems());
+        List<String> problems = new ArrayList<>(catalog.writeProblems());
         for (String key : partitionSpecs.keySet()) {
             if (tables.stream().noneMatch(t -> t.tableId().identifier().equals(key))) {
                 problems.add("'partition-spec." + key + "' names no table of the pipeline; its tables are "
@@ -609,7 +609,7 @@ public final class IcebergSink implements ChangeSink {
                 problems.add("'table.format-version' must be 2: updates and deletes need Iceberg v2 tables.");
             }
             IcebergSink sink = new IcebergSink(this);
-            problems.addAll(sink.catalog.problems());
+            problems.addAll(sink.catalog.writeProblems());
             if (!problems.isEmpty()) {
                 throw new InletValidationException(problems);
             }

@@ -144,6 +144,24 @@ class IcebergSinkTest {
     }
 
     @Test
+    void aHadoopCatalogOnAnObjectStoreIsRefusedForItsNonAtomicCommits() {
+        for (String warehouse : List.of("s3a://bucket/lake", "s3://bucket/lake", "gs://bucket/lake")) {
+            assertThatThrownBy(() -> IcebergSink.builder().warehouse(warehouse).build())
+                    .isInstanceOf(InletValidationException.class)
+                    .hasMessageContaining("'warehouse' = '" + warehouse + "'")
+                    .hasMessageContaining("not atomic")
+                    .hasMessageContaining("'catalog-type' = 'rest'");
+        }
+        // Where a rename is atomic, and where the catalog commits itself, the warehouse may be anywhere.
+        IcebergSink.builder().warehouse("hdfs://namenode:8020/lake").build();
+        IcebergSink.builder()
+                .catalogType("rest")
+                .uri("http://catalog:8181")
+                .warehouse("s3://bucket/lake")
+                .build();
+    }
+
+    @Test
     void targetsIdentifyTheCatalogStorageAndTheTable(@TempDir Path warehouse) {
         String wh = warehouse.toUri().toString();
         assertThat(sink(warehouse).targetTables(List.of(ORDERS)))
