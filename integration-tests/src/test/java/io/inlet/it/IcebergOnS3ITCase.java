@@ -20,6 +20,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.hive.HiveCatalog;
 import org.apache.iceberg.jdbc.JdbcCatalog;
 import org.apache.iceberg.rest.RESTCatalog;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -39,6 +40,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * its files are objects in the catalog's bucket. The same through a Hive Metastore (Hive 3.1.3's, talked
  * to by Iceberg's HiveCatalog with Hive 2.3.9's client), and through a catalog named by its class.
  */
+// What is under test, S3 and the catalog servers through Iceberg's core and AWS modules, is the same
+// on every Flink line: 1.17 alone runs it (pom.xml); the Flink parts run on every line in other tests.
+@Tag("line-independent")
 @ExtendWith({MariaDbExtension.class, RestCatalogExtension.class, HiveMetastoreExtension.class})
 class IcebergOnS3ITCase {
 

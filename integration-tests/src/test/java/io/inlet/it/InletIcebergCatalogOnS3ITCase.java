@@ -22,6 +22,7 @@ import org.apache.flink.types.RowKind;
 import org.apache.flink.util.CloseableIterator;
 import org.apache.iceberg.flink.TableLoader;
 import org.apache.iceberg.flink.source.FlinkSource;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -43,6 +44,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code FlinkSource} on {@link IcebergCatalogs#tableLoader}) and as a streaming changelog, updates and
  * deletes included.
  */
+// What is under test, S3 and the catalog servers through Iceberg's core and AWS modules, is the same
+// on every Flink line: 1.17 alone runs it (pom.xml); the Flink parts run on every line in other tests.
+@Tag("line-independent")
 @ExtendWith({MariaDbExtension.class, RestCatalogExtension.class, HiveMetastoreExtension.class})
 class InletIcebergCatalogOnS3ITCase {
 
