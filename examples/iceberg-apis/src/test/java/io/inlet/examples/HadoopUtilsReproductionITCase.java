@@ -7,7 +7,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,7 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  *       org/apache/hadoop/conf/Configuration} in {@code FlinkCatalogFactory.clusterHadoopConf}, since
  *       Flink's HadoopUtils is loaded by the parent, which cannot see the jar's Hadoop.
  *   <li>The same job built with the shim and Hadoop relocated: CREATE CATALOG, CREATE TABLE, INSERT
- *       and SELECT succeed.
+ *       and SELECT succeed, and so do the Table API and DataStream parts ({@link IcebergApisJobJarITCase},
+ *       whose run is this one's).
  *   <li>The unrelocated jar with {@code 'type' = 'inlet-iceberg'}: they succeed too, no shading needed.
  * </ul>
  */
@@ -60,16 +60,6 @@ class HadoopUtilsReproductionITCase {
                     .contains("at org.apache.iceberg.flink.FlinkCatalogFactory.clusterHadoopConf")
                     .doesNotContain("[sql]");
         }
-    }
-
-    @Test
-    void withTheRelocatedShimIcebergsOwnCatalogTypeWorks(@TempDir Path work) throws Exception {
-        // The SQL part alone (--apis sql): it is what fails without the shim.
-        List<String> out = IcebergApisJobJarITCase.run(
-                JobJar.ofThisModule().path(), work.resolve("warehouse"), "iceberg", "--apis", "sql");
-        assertThat(IcebergApisJobJarITCase.lines(out, "[sql]"))
-                .containsExactlyElementsOf(IcebergApisJobJarITCase.SQL_ROWS);
-        assertThat(IcebergApisJobJarITCase.lines(out, "[table-api]")).isEmpty();
     }
 
     @Test
