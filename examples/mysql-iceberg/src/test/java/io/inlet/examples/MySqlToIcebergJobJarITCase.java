@@ -68,14 +68,10 @@ class MySqlToIcebergJobJarITCase {
 
     @Test
     void mirrorsMySqlIntoIcebergOnAFlinkWithoutHadoop(MariaDbServer mysql, @TempDir Path work) throws Exception {
-        String db = mysql.createDatabase();
-        mysql.execute(
-                db,
-                "CREATE TABLE orders (id BIGINT PRIMARY KEY, customer VARCHAR(50) NOT NULL,"
-                        + " amount DECIMAL(10,2), note TEXT)",
-                "CREATE TABLE order_items (order_id BIGINT, line INT, sku VARCHAR(20), PRIMARY KEY (order_id, line))",
-                "INSERT INTO orders VALUES (1, 'anna', 19.90, 'ü 😀'), (2, 'bob', 5.00, NULL), (3, 'carl', -0.50, '')",
-                "INSERT INTO order_items VALUES (1, 1, 'A'), (1, 2, 'B'), (2, 1, 'C')");
+        String db = shop(
+                mysql,
+                "(1, 'anna', 19.90, 'ü 😀'), (2, 'bob', 5.00, NULL), (3, 'carl', -0.50, '')",
+                "(1, 1, 'A'), (1, 2, 'B'), (2, 1, 'C')");
         String user = TestNames.unique("cdc");
         String password = "pw-" + TestNames.unique("x");
         mysql.createUser(user, password, "SELECT, RELOAD, SHOW DATABASES, REPLICATION SLAVE, BINLOG MONITOR");
@@ -142,14 +138,7 @@ class MySqlToIcebergJobJarITCase {
     @Test
     void mirrorsMySqlIntoIcebergOnS3ThroughARestCatalog(MariaDbServer mysql, RestCatalogServer rest, @TempDir Path work)
             throws Exception {
-        String db = mysql.createDatabase();
-        mysql.execute(
-                db,
-                "CREATE TABLE orders (id BIGINT PRIMARY KEY, customer VARCHAR(50) NOT NULL,"
-                        + " amount DECIMAL(10,2), note TEXT)",
-                "CREATE TABLE order_items (order_id BIGINT, line INT, sku VARCHAR(20), PRIMARY KEY (order_id, line))",
-                "INSERT INTO orders VALUES (1, 'anna', 19.90, 'x'), (2, 'bob', 5.00, NULL)",
-                "INSERT INTO order_items VALUES (1, 1, 'A'), (2, 1, 'C')");
+        String db = shop(mysql, "(1, 'anna', 19.90, 'x'), (2, 'bob', 5.00, NULL)", "(1, 1, 'A'), (2, 1, 'C')");
         Map<String, String> sink = new java.util.LinkedHashMap<>();
         sink.put("catalog-type", "rest");
         sink.put("uri", rest.uri());
@@ -318,5 +307,18 @@ class MySqlToIcebergJobJarITCase {
         }
         rows.sort(null);
         return rows;
+    }
+
+    /** A new database with the jar's two tables, orders and order_items, holding the given VALUES rows. */
+    private static String shop(MariaDbServer mysql, String orders, String items) {
+        String db = mysql.createDatabase();
+        mysql.execute(
+                db,
+                "CREATE TABLE orders (id BIGINT PRIMARY KEY, customer VARCHAR(50) NOT NULL,"
+                        + " amount DECIMAL(10,2), note TEXT)",
+                "CREATE TABLE order_items (order_id BIGINT, line INT, sku VARCHAR(20), PRIMARY KEY (order_id, line))",
+                "INSERT INTO orders VALUES " + orders,
+                "INSERT INTO order_items VALUES " + items);
+        return db;
     }
 }

@@ -15,6 +15,7 @@ import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.OutputTag;
+import org.apache.hadoop.conf.Configuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -149,9 +150,11 @@ public final class HudiDefaultsBackfill extends AbstractStreamOperator<RowData>
      */
     private static void awaitWritesAtBuild(TableFill t) throws Exception {
         long deadline = System.currentTimeMillis() + WRITES_AT_BUILD_TIMEOUT_MS;
+        // Built once: each build parses Hadoop's defaults, and the loop looks every 200 ms.
+        Configuration conf = HudiTables.hadoopConf(t.read.options);
         while (true) {
             Set<String> still = new TreeSet<>(t.writesAtBuild);
-            still.retainAll(HudiTables.pendingWrites(t.path, HudiTables.hadoopConf(t.read.options)));
+            still.retainAll(HudiTables.pendingWrites(t.path, conf));
             if (still.isEmpty()) {
                 return;
             }
@@ -252,9 +255,10 @@ public final class HudiDefaultsBackfill extends AbstractStreamOperator<RowData>
         if (!marked) {
             // This checkpoint's Hudi instant holds the rows emitted in open().
             for (TableFill t : tables) {
+                Configuration conf = HudiTables.hadoopConf(t.read.options);
                 for (HudiDefaults.Added a : t.pending) {
                     try {
-                        HudiDefaults.markDone(t.path, a.column(), HudiTables.hadoopConf(t.read.options));
+                        HudiDefaults.markDone(t.path, a.column(), conf);
                     } catch (UncheckedIOException e) {
                         // Not worth a failure: the next job finds it pending and reads the table again (rows given
                         // the default already are skipped).
